@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+// MissionTrack: mission geofencing, tracking and proximity queries for Linux.
+import PackageDescription
+
+let package = Package(
+  name: "MissionTrack",
+  products: [
+    .library(name: "MissionProximity", targets: ["MissionProximity"]),
+    .library(name: "MissionTracking", targets: ["MissionTracking"]),
+    .executable(name: "missiontrack", targets: ["missiontrack"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "MissionProximity"),
+    .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
+    .target(name: "TraceFormats", dependencies: ["MissionTracking"]),
+    .target(name: "GPSDSource", dependencies: ["MissionTracking", "CGPS"]),
+    .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
+    .target(
+      name: "MissionTrackCLI",
+      dependencies: [
+        "MissionProximity", "MissionTracking", "TraceFormats", "GPSDSource", "MissionStore",
+      ]),
+    .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
+    .testTarget(name: "MissionProximityTests", dependencies: ["MissionProximity"]),
+    .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
+    .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
+    .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource"]),
+    .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
+    .testTarget(name: "MissionTrackCLITests", dependencies: ["MissionTrackCLI"]),
+  ]
+)

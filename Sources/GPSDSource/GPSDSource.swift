@@ -1,0 +1,1 @@
+// `GPSDSource`: see README.md (Layout). Built by its own issue.

@@ -1,0 +1,1 @@
+// `MissionStore`: see README.md (Layout). Built by its own issue.

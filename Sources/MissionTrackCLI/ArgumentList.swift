@@ -1,0 +1,102 @@
+/// The command line after the command's name, consumed flag by flag.
+///
+/// A command takes the options it knows (`--radius 500` or `--radius=500`), then calls
+/// `positionals()`, which fails with a usage error on any `--flag` nobody took. Values may
+/// start with `-` (e.g. `--lon -73.9`); a lone `-` is a positional meaning standard input.
+public struct ArgumentList: Sendable {
+  private var items: [String]
+
+  /// Wraps the arguments that follow the command name.
+  public init(_ arguments: [String]) { items = arguments }
+
+  /// Whether `--help` or `-h` was given (and removes it).
+  public mutating func wantsHelp() -> Bool { flag("--help") || flag("-h") }
+
+  /// Removes `name` if present and tells whether it was.
+  public mutating func flag(_ name: String) -> Bool {
+    guard let index = items.firstIndex(of: name) else { return false }
+    items.remove(at: index)
+    return true
+  }
+
+  /// Removes `name VALUE` (or `name=VALUE`) and returns the value, or nil when absent.
+  /// - Throws: `CLIError.usage` when the flag is last with no value.
+  public mutating func option(_ name: String) throws(CLIError) -> String? {
+    if let index = items.firstIndex(where: { $0.hasPrefix(name + "=") }) {
+      let value = String(items[index].dropFirst(name.count + 1))
+      items.remove(at: index)
+      return value
+    }
+    guard let index = items.firstIndex(of: name) else { return nil }
+    guard index + 1 < items.count else { throw .usage("\(name) needs a value") }
+    let value = items[index + 1]
+    items.removeSubrange(index...(index + 1))
+    return value
+  }
+
+  /// Every value of a repeatable option, in order.
+  public mutating func options(_ name: String) throws(CLIError) -> [String] {
+    var values: [String] = []
+    while let value = try option(name) { values.append(value) }
+    return values
+  }
+
+  /// A finite number option; `range` bounds it when given.
+  public mutating func double(
+    _ name: String, in range: ClosedRange<Double>? = nil
+  ) throws(CLIError) -> Double? {
+    guard let text = try option(name) else { return nil }
+    guard let value = Double(text), value.isFinite else {
+      throw .usage("\(name) expects a number, got '\(text)'")
+    }
+    if let range, !range.contains(value) {
+      throw .usage(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+    }
+    return value
+  }
+
+  /// An integer option; `range` bounds it when given.
+  public mutating func int(_ name: String, in range: ClosedRange<Int>? = nil) throws(CLIError)
+    -> Int?
+  {
+    guard let text = try option(name) else { return nil }
+    guard let value = Int(text) else {
+      throw .usage("\(name) expects a whole number, got '\(text)'")
+    }
+    if let range, !range.contains(value) {
+      throw .usage(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+    }
+    return value
+  }
+
+  /// What is left after the options were taken: the positional arguments.
+  /// - Throws: `CLIError.usage` naming the first unknown flag.
+  public mutating func positionals() throws(CLIError) -> [String] {
+    if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+      throw .usage("unknown option '\(unknown)'")
+    }
+    defer { items = [] }
+    return items
+  }
+
+  /// Fails unless every argument was taken: for commands without positionals.
+  public mutating func finish() throws(CLIError) {
+    let rest = try positionals()
+    if let extra = rest.first { throw .usage("unexpected argument '\(extra)'") }
+  }
+}
+
+extension ArgumentList {
+  /// Removes and returns up to `count` leading words that are not flags (a sub-command such
+  /// as `import` in `missions import FILE`).
+  public mutating func positionalsPrefix(_ count: Int) throws(CLIError) -> [String] {
+    var taken: [String] = []
+    while taken.count < count, let first = items.first, !first.hasPrefix("-") {
+      taken.append(first)
+      items.removeFirst()
+    }
+    return taken
+  }
+}

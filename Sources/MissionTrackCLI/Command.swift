@@ -1,0 +1,13 @@
+/// One `missiontrack` subcommand: its name, its manual page and what it does.
+protocol Command: SendableMetatype {
+  /// The word that selects it, e.g. `"nearby"`.
+  static var name: String { get }
+  /// One line for the command list.
+  static var summary: String { get }
+  /// The full `--help` text: synopsis, description, options, examples.
+  static var help: String { get }
+  /// Runs the command on the arguments after its name.
+  /// - Returns: The exit status (0 on success).
+  /// - Throws: `CLIError` (or any error, reported as a runtime failure).
+  static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32
+}

@@ -1,0 +1,70 @@
+/// The `missiontrack` command-line tool: finds the subcommand and runs it.
+public enum MissionTrackTool {
+  /// The version `--version` prints.
+  public static let version = "0.1.0"
+
+  /// Every subcommand, in the order `--help` lists them.
+  static let commands: [any Command.Type] = [
+    DistanceCommand.self,
+    BenchCommand.self,
+  ]
+
+  /// Runs the tool on `arguments` (without the program name) and returns the exit status:
+  /// 0 on success, 1 on a runtime error, 64 on a usage error. Errors are one line on
+  /// standard error.
+  public static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
+    defer { console.flush() }
+    guard let first = arguments.first else {
+      console.err(overview)
+      return 64
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+      console.out(overview)
+      return 0
+    }
+    if first == "--version" {
+      console.out("missiontrack \(version)")
+      return 0
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+      console.err("missiontrack: unknown command '\(first)' (see 'missiontrack --help')")
+      return 64
+    }
+    var rest = ArgumentList(Array(arguments.dropFirst()))
+    if rest.wantsHelp() {
+      console.out(command.help)
+      return 0
+    }
+    do {
+      return try await command.run(&rest, console: console)
+    } catch let error as CLIError {
+      console.err("missiontrack \(command.name): \(error.message)")
+      return error.exitStatus
+    } catch {
+      console.err("missiontrack \(command.name): \(error)")
+      return 1
+    }
+  }
+
+  static var overview: String {
+    var text = """
+      missiontrack \(version): mission geofencing, live tracking and proximity queries
+
+      USAGE: missiontrack COMMAND [OPTIONS]
+
+      COMMANDS:
+
+      """
+    for command in commands {
+      let padded = command.name.padding(toLength: 12, withPad: " ", startingAt: 0)
+      text += "  \(padded)\(command.summary)\n"
+    }
+    text += """
+
+      Run 'missiontrack COMMAND --help' for a command's manual.
+      Units: metres, seconds, degrees (WGS-84), UTC. Flags are latitude first.
+      Exit status: 0 success, 1 runtime error, 64 usage error.
+      """
+    return text
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// RFC 3339 formatting and parsing in UTC, without Foundation's slow date formatters.
+///
+/// Dates are handled with the proleptic Gregorian calendar through Howard Hinnant's
+/// `days_from_civil` / `civil_from_days` algorithms ("chrono-Compatible Low-Level Date
+/// Algorithms", 2013).
+package enum UTCTime {
+  /// Seconds from 1970-01-01T00:00:00Z to 2001-01-01T00:00:00Z.
+  static let unixToReferenceSeconds: Double = 978_307_200
+
+  /// Days since 1970-01-01 of the civil date `year-month-day`.
+  package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  /// The civil date of `days` since 1970-01-01.
+  package static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+
+  /// The date at `year-month-day` plus `secondsOfDay` (may be fractional), UTC.
+  package static func date(year: Int, month: Int, day: Int, secondsOfDay: Double) -> Date {
+    let days = Double(daysFromCivil(year: year, month: month, day: day))
+    return Date(timeIntervalSince1970: days * 86_400 + secondsOfDay)
+  }
+
+  /// `2024-05-01T10:00:00.250Z`: RFC 3339, UTC, always with milliseconds.
+  package static func format(_ date: Date) -> String {
+    let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
+    let millisInt = Int(totalMillis)
+    var days = millisInt / 86_400_000
+    var millisOfDay = millisInt % 86_400_000
+    if millisOfDay < 0 {
+      millisOfDay += 86_400_000
+      days -= 1
+    }
+    let (y, mo, d) = civilFromDays(days)
+    let h = millisOfDay / 3_600_000
+    let mi = millisOfDay / 60_000 % 60
+    let s = millisOfDay / 1000 % 60
+    let ms = millisOfDay % 1000
+    var out = ""
+    out.reserveCapacity(24)
+    pad(&out, y, 4)
+    out += "-"
+    pad(&out, mo, 2)
+    out += "-"
+    pad(&out, d, 2)
+    out += "T"
+    pad(&out, h, 2)
+    out += ":"
+    pad(&out, mi, 2)
+    out += ":"
+    pad(&out, s, 2)
+    out += "."
+    pad(&out, ms, 3)
+    out += "Z"
+    return out
+  }
+
+  private static func pad(_ out: inout String, _ value: Int, _ width: Int) {
+    let digits = String(abs(value))
+    if value < 0 { out += "-" }
+    if digits.count < width { out += String(repeating: "0", count: width - digits.count) }
+    out += digits
+  }
+
+  /// Parses an RFC 3339 / ISO 8601 date-time: `YYYY-MM-DDThh:mm:ss[.fff…](Z|±hh:mm|±hhmm)`.
+  ///
+  /// A missing zone designator is read as UTC and reported through `hadZone`. A space may
+  /// stand for `T`. Returns `nil` for anything else, including out-of-range fields.
+  package static func parse(_ text: some StringProtocol) -> (date: Date, hadZone: Bool)? {
+    let bytes = Array(text.utf8)
+    var i = 0
+    func number(_ count: Int) -> Int? {
+      guard i + count <= bytes.count else { return nil }
+      var value = 0
+      for _ in 0..<count {
+        let b = bytes[i]
+        guard b >= 48, b <= 57 else { return nil }
+        value = value * 10 + Int(b - 48)
+        i += 1
+      }
+      return value
+    }
+    func expect(_ c: UInt8) -> Bool {
+      guard i < bytes.count, bytes[i] == c else { return false }
+      i += 1
+      return true
+    }
+    guard let year = number(4), expect(45), let month = number(2), expect(45),
+      let day = number(2)
+    else { return nil }
+    guard i < bytes.count, bytes[i] == 84 || bytes[i] == 116 || bytes[i] == 32 else {
+      return nil
+    }
+    i += 1
+    guard let hour = number(2), expect(58), let minute = number(2), expect(58),
+      let second = number(2)
+    else { return nil }
+    guard (1...12).contains(month), (1...31).contains(day), hour <= 23, minute <= 59,
+      second <= 60
+    else { return nil }
+    var fraction = 0.0
+    if i < bytes.count, bytes[i] == 46 || bytes[i] == 44 {
+      i += 1
+      var scale = 0.1
+      let start = i
+      while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
+        fraction += Double(bytes[i] - 48) * scale
+        scale /= 10
+        i += 1
+      }
+      guard i > start else { return nil }
+    }
+    var offsetSeconds = 0
+    var hadZone = false
+    if i < bytes.count {
+      hadZone = true
+      if bytes[i] == 90 || bytes[i] == 122 {
+        i += 1
+      } else if bytes[i] == 43 || bytes[i] == 45 {
+        let sign = bytes[i] == 45 ? -1 : 1
+        i += 1
+        guard let oh = number(2) else { return nil }
+        _ = expect(58)
+        guard let om = number(2), oh <= 23, om <= 59 else { return nil }
+        offsetSeconds = sign * (oh * 3600 + om * 60)
+      } else {
+        return nil
+      }
+    }
+    guard i == bytes.count else { return nil }
+    let seconds = Double(hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
+    return (date(year: year, month: month, day: day, secondsOfDay: seconds), hadZone)
+  }
+}

@@ -1,0 +1,1 @@
+// `TraceFormats`: see README.md (Layout). Built by its own issue.

@@ -1,0 +1,4 @@
+import Foundation
+import MissionTrackCLI
+
+exit(await MissionTrackTool.run(Array(CommandLine.arguments.dropFirst())))
