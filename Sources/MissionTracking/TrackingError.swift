@@ -1,0 +1,20 @@
+/// Errors thrown by `MissionTracking`.
+public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// `action` is not allowed for mission `missionID` in `state`; nothing was changed.
+  case illegalTransition(missionID: String, state: MissionState, action: MissionAction)
+  /// Another mission is already active on this tracker.
+  case anotherMissionActive(active: String, requested: String)
+  /// A configuration value out of range, e.g. a negative distance filter.
+  case invalidConfiguration(String)
+
+  /// One line that names the mission, its state and the attempted action.
+  public var description: String {
+    switch self {
+    case .illegalTransition(let id, let state, let action):
+      "cannot \(action.rawValue) mission \(id): it is \(state.rawValue)"
+    case .anotherMissionActive(let active, let requested):
+      "cannot start mission \(requested): mission \(active) is already active"
+    case .invalidConfiguration(let text): "invalid configuration: \(text)"
+    }
+  }
+}

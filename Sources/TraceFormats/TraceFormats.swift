@@ -1,1 +1,0 @@
-// `TraceFormats`: see README.md (Layout). Built by its own issue.
