@@ -1,0 +1,52 @@
+/// Keeps a fix every `minimumDistanceMeters` (CoreLocation's `distanceFilter` rule).
+///
+/// A fix is *delivered* when it is at least the minimum distance from the last **delivered**
+/// fix (equality delivers), so a slow creep is still reported once it adds up; the first fix
+/// is always delivered. Travelled distance sums the legs between delivered fixes only, so
+/// stationary jitter below the minimum adds nothing.
+public struct DistanceFilter: Sendable, Hashable {
+  /// The default minimum distance between delivered fixes, metres.
+  public static let defaultMinimumDistanceMeters: Double = 10
+
+  /// The minimum distance between delivered fixes, metres.
+  public let minimumDistanceMeters: Double
+  /// The last delivered position, nil before the first fix.
+  public private(set) var lastDelivered: Coordinate?
+  /// The sum of the legs between delivered fixes, metres.
+  public private(set) var travelledMeters: Double
+  /// How many fixes were delivered.
+  public private(set) var deliveredCount = 0
+
+  /// Creates a filter; `lastDelivered` and `travelledMeters` resume after a restart.
+  /// - Throws: `TrackingError.invalidConfiguration` for a negative or non-finite distance.
+  public init(
+    minimumDistanceMeters: Double = DistanceFilter.defaultMinimumDistanceMeters,
+    lastDelivered: Coordinate? = nil, travelledMeters: Double = 0
+  ) throws(TrackingError) {
+    guard minimumDistanceMeters.isFinite, minimumDistanceMeters >= 0 else {
+      throw .invalidConfiguration(
+        "distance filter \(minimumDistanceMeters) m: must be a finite number >= 0")
+    }
+    self.minimumDistanceMeters = minimumDistanceMeters
+    self.lastDelivered = lastDelivered
+    self.travelledMeters = travelledMeters
+  }
+
+  /// Decides whether `coordinate` is delivered; when it is, it becomes the reference and its
+  /// leg is added to `travelledMeters`.
+  /// - Returns: The leg length in metres when delivered (0 for the first fix), else nil.
+  /// - Complexity: O(1), one great-circle distance.
+  public mutating func deliver(_ coordinate: Coordinate) -> Double? {
+    guard let last = lastDelivered else {
+      lastDelivered = coordinate
+      deliveredCount += 1
+      return 0
+    }
+    let leg = last.distance(to: coordinate)
+    guard leg >= minimumDistanceMeters else { return nil }
+    lastDelivered = coordinate
+    travelledMeters += leg
+    deliveredCount += 1
+    return leg
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The lifecycle of one mission as a value-type state machine.
+///
+/// `open → accepted → active → arrived → submitted → completed`, plus `cancelled` (from open,
+/// accepted, active, arrived) and `expired` (from open, accepted); the legal moves are
+/// `MissionAction.target(from:)`. Each transition is recorded with its time and returns the
+/// effects its owner must perform; nothing here does I/O.
+///
+/// - An illegal action throws `TrackingError.illegalTransition` and changes nothing.
+/// - An idempotent action (e.g. `start` on an active mission, `submit` twice) records nothing
+///   and returns no effects.
+/// - Effects are ordered so that a stop comes before the `state` event that announces it and
+///   a start comes after it.
+public struct MissionLifecycle: Sendable, Hashable {
+  /// The mission, with its current `state`.
+  public private(set) var mission: Mission
+  /// Every transition taken since this value was created, oldest first.
+  public private(set) var transitions: [MissionTransition] = []
+
+  /// Wraps `mission` in its current state.
+  public init(mission: Mission) { self.mission = mission }
+
+  /// The current state.
+  public var state: MissionState { mission.state }
+
+  /// The transition `action` would take at `time`, without taking it: nil when idempotent.
+  ///
+  /// - Throws: `TrackingError.illegalTransition` naming mission, state and action.
+  public func transition(for action: MissionAction, at time: Date) throws(TrackingError)
+    -> MissionTransition?
+  {
+    guard let target = action.target(from: mission.state) else {
+      throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
+    }
+    if target == mission.state { return nil }
+    return MissionTransition(
+      missionID: mission.id, action: action, from: mission.state, to: target, time: time)
+  }
+
+  /// Applies `action` at `time` and returns the effects to perform.
+  ///
+  /// - Returns: `[]` for an idempotent action; otherwise the `state` event plus
+  ///   `.startTracking` when entering a tracking state or `.stopTracking` when leaving one.
+  /// - Throws: `TrackingError.illegalTransition`; the lifecycle is then unchanged.
+  @discardableResult
+  public mutating func apply(_ action: MissionAction, at time: Date) throws(TrackingError)
+    -> [LifecycleEffect]
+  {
+    guard let transition = try transition(for: action, at: time) else { return [] }
+    return commit(transition)
+  }
+
+  /// Records a transition obtained from `transition(for:at:)` and returns its effects.
+  ///
+  /// - Precondition: `transition.from` is the current state (checked; a stale transition is
+  ///   ignored and returns no effects).
+  @discardableResult
+  public mutating func commit(_ transition: MissionTransition) -> [LifecycleEffect] {
+    guard transition.from == mission.state, transition.missionID == mission.id else { return [] }
+    mission.state = transition.to
+    transitions.append(transition)
+    let event = LifecycleEffect.emit(transition.event)
+    if !transition.from.isTracking && transition.to.isTracking { return [event, .startTracking] }
+    if transition.from.isTracking && !transition.to.isTracking { return [.stopTracking, event] }
+    return [event]
+  }
+
+  /// Whether the mission's deadline has passed at `now` while it can still expire.
+  public func isDue(at now: Date) -> Bool {
+    guard let deadline = mission.deadline else { return false }
+    return now > deadline && MissionAction.expire.target(from: mission.state) != mission.state
+      && MissionAction.expire.target(from: mission.state) != nil
+  }
+
+  /// Expires the mission when its deadline has passed at `now` (open or accepted only).
+  ///
+  /// - Returns: The effects of the `expire` transition, or `[]` when not due.
+  @discardableResult
+  public mutating func expireIfDue(at now: Date) -> [LifecycleEffect] {
+    guard isDue(at: now) else { return [] }
+    return (try? apply(.expire, at: now)) ?? []
+  }
+}
