@@ -6,6 +6,8 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
   case anotherMissionActive(active: String, requested: String)
   /// A configuration value out of range, e.g. a negative distance filter.
   case invalidConfiguration(String)
+  /// The tracker holds no mission with this id.
+  case unknownMission(String)
 
   /// One line that names the mission, its state and the attempted action.
   public var description: String {
@@ -15,6 +17,7 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
     case .anotherMissionActive(let active, let requested):
       "cannot start mission \(requested): mission \(active) is already active"
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
+    case .unknownMission(let id): "unknown mission \(id)"
     }
   }
 }

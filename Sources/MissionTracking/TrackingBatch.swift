@@ -1,0 +1,23 @@
+/// The events of one report and the fence states they leave behind, for a `TrackingSink`.
+public struct TrackingBatch: Sendable, Hashable {
+  /// The active mission.
+  public var missionID: String
+  /// Events in order (fix time, then the documented order within one fix).
+  public var events: [TrackingEvent]
+  /// The state of every fence that had an event in this batch, by fence id: store it so that
+  /// a restart resumes without a duplicate enter.
+  public var fenceStates: [String: FenceState]
+  /// The distance travelled after these events, metres.
+  public var travelledMeters: Double
+
+  /// Creates a batch.
+  public init(
+    missionID: String, events: [TrackingEvent], fenceStates: [String: FenceState],
+    travelledMeters: Double
+  ) {
+    self.missionID = missionID
+    self.events = events
+    self.fenceStates = fenceStates
+    self.travelledMeters = travelledMeters
+  }
+}
