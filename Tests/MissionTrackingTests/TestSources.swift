@@ -1,0 +1,74 @@
+import Foundation
+import MissionTracking
+
+/// A finite source that yields fixed reports (a replayed trace).
+struct ReplaySource: FixSource {
+  let items: [SourceReport]
+  init(_ items: [SourceReport]) { self.items = items }
+  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+    AsyncThrowingStream { continuation in
+      for item in items { continuation.yield(item) }
+      continuation.finish()
+    }
+  }
+}
+
+/// A live-like source the test drives by hand; records when it was started and stopped.
+///
+/// `@unchecked Sendable`: every mutable member is accessed under `lock`.
+final class RecordingSource: FixSource, @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuations: [AsyncThrowingStream<SourceReport, any Error>.Continuation] = []
+  private var log: [String] = []
+
+  /// "start" and "stop" in the order they happened.
+  var history: [String] { lock.withLock { log } }
+  var starts: Int { history.filter { $0 == "start" }.count }
+  var stops: Int { history.filter { $0 == "stop" }.count }
+
+  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+    let (stream, continuation) = AsyncThrowingStream<SourceReport, any Error>.makeStream()
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      self.lock.withLock { self.log.append("stop") }
+    }
+    lock.withLock {
+      log.append("start")
+      continuations.append(continuation)
+    }
+    return stream
+  }
+
+  /// Pushes a report into the latest stream; false when that stream has ended.
+  @discardableResult
+  func send(_ report: SourceReport) -> Bool {
+    guard let continuation = lock.withLock({ continuations.last }) else { return false }
+    if case .terminated = continuation.yield(report) { return false }
+    return true
+  }
+
+  func end() { lock.withLock { continuations.last }?.finish() }
+}
+
+/// A sink that records what it was asked, in order; can be told to fail commits.
+actor RecordingSink: TrackingSink {
+  private(set) var log: [String] = []
+  private(set) var batches: [TrackingBatch] = []
+  var failCommits = false
+
+  func setFailCommits(_ value: Bool) { failCommits = value }
+
+  struct Refused: Error {}
+
+  func commit(_ transition: MissionTransition) async throws {
+    if failCommits { throw Refused() }
+    log.append("commit \(transition.from.rawValue)->\(transition.to.rawValue)")
+  }
+
+  func record(_ batch: TrackingBatch) async throws {
+    batches.append(batch)
+    log.append("record " + batch.events.map(\.type).joined(separator: ","))
+  }
+
+  func flush() async throws { log.append("flush") }
+}
