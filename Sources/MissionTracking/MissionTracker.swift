@@ -227,11 +227,12 @@ public actor MissionTracker {
     let pipeline = TrackingPipeline(
       mission: mission, configuration: configuration.pipeline, resume: resume)
     session = Session(missionID: mission.id, generation: generation, pipeline: pipeline)
-    let source = self.source
+    // Opened here, on the actor, so that the source runs when `perform` returns.
+    let reports = source.reports()
     let generation = self.generation
     session?.task = Task { [weak self] in
       do {
-        for try await report in source.reports() {
+        for try await report in reports {
           guard let self, await self.handle(report, generation: generation) else { break }
         }
         await self?.sourceEnded(generation: generation, error: nil)
