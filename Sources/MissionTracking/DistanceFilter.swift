@@ -1,3 +1,5 @@
+import Foundation
+
 /// Keeps a fix every `minimumDistanceMeters` (CoreLocation's `distanceFilter` rule).
 ///
 /// A fix is *delivered* when it is at least the minimum distance from the last **delivered**
@@ -16,6 +18,7 @@ public struct DistanceFilter: Sendable, Hashable {
   public private(set) var travelledMeters: Double
   /// How many fixes were delivered.
   public private(set) var deliveredCount = 0
+  private var cosLastLatitude: Double = 1
 
   /// Creates a filter; `lastDelivered` and `travelledMeters` resume after a restart.
   /// - Throws: `TrackingError.invalidConfiguration` for a negative or non-finite distance.
@@ -30,21 +33,30 @@ public struct DistanceFilter: Sendable, Hashable {
     self.minimumDistanceMeters = minimumDistanceMeters
     self.lastDelivered = lastDelivered
     self.travelledMeters = travelledMeters
+    if let lastDelivered { cosLastLatitude = cos(lastDelivered.latitude * radiansPerDegree) }
   }
 
   /// Decides whether `coordinate` is delivered; when it is, it becomes the reference and its
   /// leg is added to `travelledMeters`.
   /// - Returns: The leg length in metres when delivered (0 for the first fix), else nil.
-  /// - Complexity: O(1), one great-circle distance.
+  /// - Complexity: O(1), at most one great-circle distance.
   public mutating func deliver(_ coordinate: Coordinate) -> Double? {
     guard let last = lastDelivered else {
       lastDelivered = coordinate
+      cosLastLatitude = cos(coordinate.latitude * radiansPerDegree)
       deliveredCount += 1
       return 0
+    }
+    // Certainly too close: no haversine needed (the common case for a slow worker).
+    if last.distanceUpperBound(to: coordinate, cosLatitude: cosLastLatitude)
+      < minimumDistanceMeters
+    {
+      return nil
     }
     let leg = last.distance(to: coordinate)
     guard leg >= minimumDistanceMeters else { return nil }
     lastDelivered = coordinate
+    cosLastLatitude = cos(coordinate.latitude * radiansPerDegree)
     travelledMeters += leg
     deliveredCount += 1
     return leg

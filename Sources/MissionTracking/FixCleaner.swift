@@ -153,9 +153,13 @@ public struct FixCleaner: Sendable {
         summary.rejected[dt == 0 ? .duplicate : .outOfOrder, default: 0] += 1
         return nil
       }
-      let limit = configuration.maximumSpeedMetersPerSecond
-      let distance = anchor.coordinate.distance(to: fix.coordinate)
-      if distance > limit * dt && !confirmsOutlierRun(fix) {
+      let limit = configuration.maximumSpeedMetersPerSecond * dt
+      // cos φ ≤ 1 gives a bound without trigonometry; the haversine only when it is needed.
+      let certainlyWithin =
+        anchor.coordinate.distanceUpperBound(to: fix.coordinate, cosLatitude: 1) <= limit
+      if !certainlyWithin && anchor.coordinate.distance(to: fix.coordinate) > limit
+        && !confirmsOutlierRun(fix)
+      {
         summary.rejected[.outlier, default: 0] += 1
         return nil
       }

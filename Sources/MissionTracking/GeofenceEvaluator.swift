@@ -54,10 +54,11 @@ public struct GeofenceEvaluator: Sendable {
   }
 
   /// Padding of fence boxes, metres: covers the poleward bulge of a great circle of up to
-  /// ~10 km against the straight line in latitude/longitude, up to 85° of latitude.
-  static let boxPaddingMeters: Double = 50
-  /// Segments longer than this in degrees (about 10 km) skip the prefilter.
-  static let longSegmentDegrees: Double = 0.09
+  /// ~1 km against the straight line in latitude/longitude (L²/8R · tan φ ≤ 0.25 m up to
+  /// 85° of latitude) and rounding.
+  static let boxPaddingMeters: Double = 1
+  /// Segments longer than this in degrees (about 1 km) skip the prefilter.
+  static let longSegmentDegrees: Double = 0.009
 
   /// The mission whose events these are.
   public let missionID: String
@@ -119,9 +120,12 @@ public struct GeofenceEvaluator: Sendable {
   /// The fences held, primary included, in no particular order.
   public var fences: [Geofence] { slots.map(\.fence) }
 
-  /// The distance from the last evaluated fix to the primary fence's centre, metres (NaN
-  /// before the first fix).
-  public var primaryDistanceMeters: Double { lastPrimaryDistance }
+  /// The distance from `fix`, the last evaluated fix, to the primary fence's centre, metres:
+  /// the one already measured when the fix was near the fence, else computed now.
+  public func distanceToPrimary(from fix: Fix) -> Double {
+    if slots[primaryIndex].stamp == stamp, previous == fix { return lastPrimaryDistance }
+    return primary.center.distance(to: fix.coordinate)
+  }
 
   /// The last clean fix evaluated.
   public var previousFix: Fix? { previous }
@@ -183,7 +187,6 @@ public struct GeofenceEvaluator: Sendable {
     let current = fix.coordinate
     let start = previous?.coordinate
     var segmentMeters = -1.0
-    measure(primaryIndex, fix, start, &segmentMeters)
     if usesPrefilter && !needsFullScan(current, start) {
       let low = min(current.latitude, start?.latitude ?? current.latitude)
       let high = max(current.latitude, start?.latitude ?? current.latitude)
@@ -201,11 +204,13 @@ public struct GeofenceEvaluator: Sendable {
       for index in alwaysChecked where slots[index].stamp != stamp {
         measure(index, fix, start, &segmentMeters)
       }
+      // An exit removes the fence from `inside` while we walk it: stay at the same position.
       var i = 0
       while i < inside.count {
         let index = inside[i]
+        let count = inside.count
         if slots[index].stamp != stamp { measure(index, fix, start, &segmentMeters) }
-        i += 1
+        if inside.count == count { i += 1 }
       }
     } else {
       for index in slots.indices where slots[index].stamp != stamp {

@@ -141,6 +141,12 @@ public struct TrackingPipeline: Sendable {
     }
   }
 
+  /// Whether the geofence evaluator prefilters fences (off: the benchmark's naive baseline).
+  package var usesGeofencePrefilter: Bool {
+    get { geofence.usesPrefilter }
+    set { geofence.usesPrefilter = newValue }
+  }
+
   /// Replaces the fences of other missions (see `GeofenceEvaluator.replaceOtherFences`).
   public mutating func replaceNearbyFences(_ fences: [Geofence]) {
     geofence.replaceOtherFences(fences)
@@ -165,7 +171,7 @@ public struct TrackingPipeline: Sendable {
     let event = TrackingEvent(
       time: clean.time, missionID: mission.id,
       kind: .fix(
-        clean, distanceToMissionMeters: geofence.primaryDistanceMeters,
+        clean, distanceToMissionMeters: geofence.distanceToPrimary(from: clean),
         travelledMeters: filter.travelledMeters))
     events.insert(event, at: insertAt)
   }
