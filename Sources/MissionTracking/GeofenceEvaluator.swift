@@ -50,7 +50,15 @@ public struct GeofenceEvaluator: Sendable {
     var west: Double
     var east: Double
     var state: FenceState
-    var stamp: UInt64 = 0
+  }
+
+  /// A fence's bounding box, kept apart from the slots so that the prefilter scans 32-byte
+  /// records.
+  struct Box: Sendable {
+    var south: Double
+    var north: Double
+    var west: Double
+    var east: Double
   }
 
   /// Padding of fence boxes, metres: covers the poleward bulge of a great circle of up to
@@ -72,6 +80,9 @@ public struct GeofenceEvaluator: Sendable {
   package var usesPrefilter = true
 
   private var slots: [Slot] = []
+  private var boxes: [Box] = []
+  /// The evaluation number that last measured each slot: measured at most once per fix.
+  private var stamps: [UInt64] = []
   private var primaryIndex = 0
   private var alwaysChecked: [Int] = []
   private var inside: [Int] = []
@@ -123,7 +134,7 @@ public struct GeofenceEvaluator: Sendable {
   /// The distance from `fix`, the last evaluated fix, to the primary fence's centre, metres:
   /// the one already measured when the fix was near the fence, else computed now.
   public func distanceToPrimary(from fix: Fix) -> Double {
-    if slots[primaryIndex].stamp == stamp, previous == fix { return lastPrimaryDistance }
+    if stamps[primaryIndex] == stamp, previous == fix { return lastPrimaryDistance }
     return primary.center.distance(to: fix.coordinate)
   }
 
@@ -171,6 +182,8 @@ public struct GeofenceEvaluator: Sendable {
       if slot.fence.id == primary.id { primaryIndex = index }
     }
     slots = built
+    boxes = built.map { Box(south: $0.south, north: $0.north, west: $0.west, east: $0.east) }
+    stamps = Array(repeating: 0, count: built.count)
     alwaysChecked = always
     inside = insideIndices
     maxBoxHeight = height
@@ -193,15 +206,15 @@ public struct GeofenceEvaluator: Sendable {
       let west = min(current.longitude, start?.longitude ?? current.longitude)
       let east = max(current.longitude, start?.longitude ?? current.longitude)
       var index = firstSlot(withSouthAtLeast: low - maxBoxHeight)
-      while index < slots.count {
-        let slot = slots[index]
-        if slot.south > high { break }
-        if slot.north >= low && slot.west <= east && slot.east >= west && slot.stamp != stamp {
+      while index < boxes.count {
+        let box = boxes[index]
+        if box.south > high { break }
+        if box.north >= low && box.west <= east && box.east >= west && stamps[index] != stamp {
           measure(index, fix, start, &segmentMeters)
         }
         index += 1
       }
-      for index in alwaysChecked where slots[index].stamp != stamp {
+      for index in alwaysChecked where stamps[index] != stamp {
         measure(index, fix, start, &segmentMeters)
       }
       // An exit removes the fence from `inside` while we walk it: stay at the same position.
@@ -209,11 +222,11 @@ public struct GeofenceEvaluator: Sendable {
       while i < inside.count {
         let index = inside[i]
         let count = inside.count
-        if slots[index].stamp != stamp { measure(index, fix, start, &segmentMeters) }
+        if stamps[index] != stamp { measure(index, fix, start, &segmentMeters) }
         if inside.count == count { i += 1 }
       }
     } else {
-      for index in slots.indices where slots[index].stamp != stamp {
+      for index in slots.indices where stamps[index] != stamp {
         measure(index, fix, start, &segmentMeters)
       }
     }
@@ -240,7 +253,7 @@ public struct GeofenceEvaluator: Sendable {
     var high = slots.count
     while low < high {
       let mid = (low + high) / 2
-      if slots[mid].south < south { low = mid + 1 } else { high = mid }
+      if boxes[mid].south < south { low = mid + 1 } else { high = mid }
     }
     return low
   }
@@ -248,7 +261,7 @@ public struct GeofenceEvaluator: Sendable {
   private mutating func measure(
     _ index: Int, _ fix: Fix, _ start: Coordinate?, _ segmentMeters: inout Double
   ) {
-    slots[index].stamp = stamp
+    stamps[index] = stamp
     let fence = slots[index].fence
     let distance = fence.center.distance(to: fix.coordinate)
     if index == primaryIndex { lastPrimaryDistance = distance }
