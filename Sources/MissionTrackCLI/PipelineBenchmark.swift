@@ -52,7 +52,8 @@ enum PipelineBenchmark: Command {
     let count = try arguments.int("--fixes", in: 1...100_000_000) ?? 2_000_000
     let missionCount = try arguments.int("--missions", in: 1...1_000_000) ?? 100
     let repeats = try arguments.int("--repeat", in: 1...1000) ?? 5
-    let baselineCount = min(count, try arguments.int("--baseline-fixes", in: 1...100_000_000) ?? 200_000)
+    let baselineCount = min(
+      count, try arguments.int("--baseline-fixes", in: 1...100_000_000) ?? 200_000)
     let seed = try arguments.int("--seed", in: 0...Int.max) ?? 1
     try arguments.finish()
 
@@ -153,7 +154,8 @@ enum PipelineBenchmark: Command {
     console.out(json.result)
     console.err(
       String(
-        format: "pipeline  %10.0f fixes/CPU-s  (%.0f ns/fix, median of %d)\nbaseline  %10.0f fixes/CPU-s  speedup %.1fx  agree %@",
+        format:
+          "pipeline  %10.0f fixes/CPU-s  (%.0f ns/fix, median of %d)\nbaseline  %10.0f fixes/CPU-s  speedup %.1fx  agree %@",
         perSecond, 1e9 / perSecond, repeats, baselinePerSecond, perSecond / baselinePerSecond,
         agree ? "yes" : "NO"))
     return agree ? 0 : 1
@@ -172,7 +174,9 @@ enum PipelineBenchmark: Command {
     var second = 0.0
     while fixes.count < count {
       if rng.uniform(0, 1) < 0.02 { bearing = rng.uniform(0, 360) }
-      if center.distance(to: position) > 1600 { bearing = position.initialBearingDegrees(to: center) }
+      if center.distance(to: position) > 1600 {
+        bearing = position.initialBearingDegrees(to: center)
+      }
       position = try position.destination(bearingDegrees: bearing, distanceMeters: 1.4)
       let seen = try position.destination(
         bearingDegrees: rng.uniform(0, 360), distanceMeters: rng.uniform(0, 3))

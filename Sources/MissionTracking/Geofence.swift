@@ -26,7 +26,8 @@ public struct Geofence: Sendable, Hashable, Identifiable {
 
   /// The fence of `mission`: its point and radius, the default exit margin.
   public init(mission: Mission) {
-    self.init(id: mission.id, center: mission.coordinate, radiusMeters: mission.geofenceRadiusMeters)
+    self.init(
+      id: mission.id, center: mission.coordinate, radiusMeters: mission.geofenceRadiusMeters)
   }
 
   /// The distance beyond which an inside worker exits: radius plus exit margin, metres.

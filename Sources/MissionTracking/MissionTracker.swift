@@ -265,7 +265,8 @@ public actor MissionTracker {
     case .fix(let fix):
       if let catalog {
         let point = fix.coordinate
-        if current.lastQueryPoint.map({ $0.distance(to: point) > configuration.nearbyRefreshMeters })
+        if current.lastQueryPoint.map({ $0.distance(to: point) > configuration.nearbyRefreshMeters }
+        )
           ?? true
         {
           let others = catalog.fences(within: configuration.nearbyRadiusMeters, of: point)

@@ -85,14 +85,17 @@ import Testing
     // The first fix was the wrong one: the receiver really is 5 km away.
     var cleaner = FixCleaner()
     let there = offset(sigtuna, 45, 5000)
-    let fixes = [testFix(0, sigtuna)] + (1...6).map { testFix(Double($0), offset(there, 0, Double($0))) }
+    let fixes =
+      [testFix(0, sigtuna)] + (1...6).map { testFix(Double($0), offset(there, 0, Double($0))) }
     let out = Self.run(&cleaner, fixes)
     #expect(cleaner.summary.count(.outlier) == 3)
     #expect(out.map(\.time) == [.t(0), .t(4), .t(5), .t(6)])
   }
 
   @Test func theAccuracyLimitIsOptional() throws {
-    let fixes = [testFix(0, sigtuna, eph: 80), testFix(1, sigtuna, eph: 8), testFix(2, sigtuna, eph: nil)]
+    let fixes = [
+      testFix(0, sigtuna, eph: 80), testFix(1, sigtuna, eph: 8), testFix(2, sigtuna, eph: nil),
+    ]
     var strict = FixCleaner(configuration: try .init(maximumHorizontalAccuracyMeters: 25))
     #expect(Self.run(&strict, fixes).map(\.time) == [.t(1), .t(2)])
     #expect(strict.summary.count(.accuracy) == 1)
@@ -101,7 +104,9 @@ import Testing
   }
 
   @Test func badLimitsAreRejected() {
-    #expect(throws: TrackingError.self) { try FixCleaner.Configuration(maximumSpeedMetersPerSecond: 0) }
+    #expect(throws: TrackingError.self) {
+      try FixCleaner.Configuration(maximumSpeedMetersPerSecond: 0)
+    }
     #expect(throws: TrackingError.self) {
       try FixCleaner.Configuration(maximumHorizontalAccuracyMeters: -1)
     }
@@ -137,7 +142,8 @@ import Testing
     var filter = try DistanceFilter()
     var rng = SplitMix64(seed: 7)
     for _ in 0..<1000 {
-      let p = offset(sigtuna, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...4.9, using: &rng))
+      let p = offset(
+        sigtuna, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...4.9, using: &rng))
       _ = filter.deliver(p)
     }
     #expect(filter.deliveredCount == 1)
@@ -152,7 +158,8 @@ import Testing
       var points: [Coordinate] = []
       var p = sigtuna
       for _ in 0..<200 {
-        p = offset(p, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...15, using: &rng))
+        p = offset(
+          p, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...15, using: &rng))
         points.append(p)
       }
       var modelTravelled = 0.0

@@ -58,7 +58,9 @@ import Testing
     // Passing 60 m away is not a crossing.
     var far = GeofenceEvaluator(missionID: "m1", primary: Self.fence)
     let wide = offset(sigtuna, 0, 60)
-    #expect(Self.run(&far, [testFix(0, offset(wide, 270, 200)), testFix(10, offset(wide, 90, 200))]).isEmpty)
+    #expect(
+      Self.run(&far, [testFix(0, offset(wide, 270, 200)), testFix(10, offset(wide, 90, 200))])
+        .isEmpty)
   }
 
   @Test func closestApproachMatchesDenseSampling() {
@@ -67,8 +69,10 @@ import Testing
       let center = Coordinate(
         uncheckedLatitude: Double.random(in: -80...80, using: &rng),
         longitude: Double.random(in: -180...180, using: &rng))
-      let a = offset(center, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...3000, using: &rng))
-      let b = offset(a, Double.random(in: 0..<360, using: &rng), Double.random(in: 1...3000, using: &rng))
+      let a = offset(
+        center, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...3000, using: &rng))
+      let b = offset(
+        a, Double.random(in: 0..<360, using: &rng), Double.random(in: 1...3000, using: &rng))
       let approach = center.closestApproach(onSegmentFrom: a, to: b)
       var best = Double.infinity
       let bearing = a.initialBearingDegrees(to: b)
@@ -92,9 +96,10 @@ import Testing
         testFix(10, offset(sigtuna, 90, 55)),  // still inside A (hysteresis), 45 m from B
         testFix(20, offset(sigtuna, 90, 68)),  // beyond A's 60 m, 32 m from B
       ])
-    #expect(events.map { "\($0.type) \($0.fenceID!)" } == [
-      "enter b-first-by-name", "exit b-first-by-name", "enter a-second-by-name",
-    ])
+    #expect(
+      events.map { "\($0.type) \($0.fenceID!)" } == [
+        "enter b-first-by-name", "exit b-first-by-name", "enter a-second-by-name",
+      ])
   }
 
   @Test func resumedInsideGivesNoDuplicateEnter() {
@@ -112,10 +117,15 @@ import Testing
     let center = Coordinate(uncheckedLatitude: -16.5, longitude: 180)
     let fence = Geofence(id: "fiji", center: center, radiusMeters: 100)
     let near = Geofence(id: "near", center: offset(center, 270, 30), radiusMeters: 20)
-    var evaluator = GeofenceEvaluator(missionID: "x", primary: Geofence(id: "x", center: sigtuna, radiusMeters: 50), others: [fence, near])
+    var evaluator = GeofenceEvaluator(
+      missionID: "x", primary: Geofence(id: "x", center: sigtuna, radiusMeters: 50),
+      others: [fence, near])
     let events = Self.run(
       &evaluator,
-      [testFix(0, offset(center, 90, 500)), testFix(10, offset(center, 90, 60)), testFix(20, offset(center, 270, 25))])
+      [
+        testFix(0, offset(center, 90, 500)), testFix(10, offset(center, 90, 60)),
+        testFix(20, offset(center, 270, 25)),
+      ])
     #expect(events.map { "\($0.type) \($0.fenceID!)" } == ["enter fiji", "enter near"])
   }
 
@@ -129,7 +139,8 @@ import Testing
     let fences = (0..<120).map { i in
       Geofence(
         id: "f\(i)",
-        center: offset(origin, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...2000, using: &rng)),
+        center: offset(
+          origin, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...2000, using: &rng)),
         radiusMeters: Double.random(in: 5...150, using: &rng))
     }
     var fast = GeofenceEvaluator(
@@ -142,7 +153,8 @@ import Testing
     var slowEvents: [TrackingEvent] = []
     for i in 0..<3000 {
       let step = Double.random(in: 0...1, using: &rng) < 0.05 ? 400.0 : 15.0
-      p = offset(p, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...step, using: &rng))
+      p = offset(
+        p, Double.random(in: 0..<360, using: &rng), Double.random(in: 0...step, using: &rng))
       if origin.distance(to: p) > 2500 { p = origin }
       let fix = testFix(Double(i), p, eph: Double.random(in: 2...200, using: &rng))
       fast.evaluate(fix, into: &fastEvents)
@@ -154,8 +166,12 @@ import Testing
         slow.replaceOtherFences(subset)
       }
     }
-    if let first = fastEvents.indices.first(where: { $0 >= slowEvents.count || fastEvents[$0] != slowEvents[$0] }) {
-      Issue.record("first difference at \(first): \(fastEvents[first]) vs \(first < slowEvents.count ? "\(slowEvents[first])" : "none")")
+    if let first = fastEvents.indices.first(where: {
+      $0 >= slowEvents.count || fastEvents[$0] != slowEvents[$0]
+    }) {
+      Issue.record(
+        "first difference at \(first): \(fastEvents[first]) vs \(first < slowEvents.count ? "\(slowEvents[first])" : "none")"
+      )
     }
     #expect(fastEvents.count == slowEvents.count)
     #expect(fastEvents.count > 50)

@@ -72,7 +72,8 @@ import Testing
     var lifecycle = MissionLifecycle(mission: Mission(id: "m", coordinate: sigtuna))
     let actions: [MissionAction] = [.accept, .start, .start, .arrive, .submit, .submit, .complete]
     for (i, action) in actions.enumerated() { try lifecycle.apply(action, at: .t(Double(i))) }
-    #expect(lifecycle.transitions.map(\.to) == [.accepted, .active, .arrived, .submitted, .completed])
+    #expect(
+      lifecycle.transitions.map(\.to) == [.accepted, .active, .arrived, .submitted, .completed])
     #expect(lifecycle.transitions.map(\.time) == [.t(0), .t(1), .t(3), .t(4), .t(6)])
   }
 

@@ -155,7 +155,8 @@ func waitUntil(
     #expect(log[arrive - 2].hasSuffix("enter"))
     #expect(log[arrive - 1] == "flush")
     #expect(log.suffix(2) == ["flush", "commit arrived->submitted"])
-    let enterBatch = try #require(await sink.batches.first { $0.events.contains { $0.type == "enter" } })
+    let enterBatch = try #require(
+      await sink.batches.first { $0.events.contains { $0.type == "enter" } })
     #expect(enterBatch.fenceStates["m1"]?.isInside == true)
 
     let events = await Self.drain(tracker)
@@ -179,7 +180,11 @@ func waitUntil(
       let events = await Self.drain(tracker)
       let enters = events.filter { $0.type == "enter" }
       #expect(enters.count == (expectEnter ? 1 : 0))
-      if expectEnter { #expect(enters[0].kind == .enter(fenceID: "m1", distanceMeters: enters[0].fenceDistance, initial: false)) }
+      if expectEnter {
+        #expect(
+          enters[0].kind
+            == .enter(fenceID: "m1", distanceMeters: enters[0].fenceDistance, initial: false))
+      }
       #expect(!events.contains { $0.type == "state" })
       #expect(events.last?.kind == .source(.ended, detail: ""))
     }
@@ -222,8 +227,10 @@ func waitUntil(
     #expect(lines[1].contains(#""status":"connected","detail":"test""#))
     // Stamped with the latest fix time, so events stay in fix-time order; the fix itself is
     // released when its epoch is complete (here: at the end of the source).
-    #expect(lines[2].contains(#""time":"2026-05-04T10:00:01.000Z","mission_id":"m1","status":"no_fix""#))
-    #expect(lines[3].hasPrefix(#"{"type":"fix","time":"2026-05-04T10:00:01.000Z","mission_id":"m1""#))
+    #expect(
+      lines[2].contains(#""time":"2026-05-04T10:00:01.000Z","mission_id":"m1","status":"no_fix""#))
+    #expect(
+      lines[3].hasPrefix(#"{"type":"fix","time":"2026-05-04T10:00:01.000Z","mission_id":"m1""#))
     #expect(lines[3].contains(#""distance_m":"#))
     #expect(lines[4].contains(#""status":"disconnected","detail":"device gone""#))
   }

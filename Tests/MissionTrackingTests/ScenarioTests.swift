@@ -43,13 +43,13 @@ import Testing
     trace.expected.events.map { e in
       let number: Double? =
         switch e.type {
-        case "fix": e.travelled_m
-        case "dwell": e.dwell_s
-        case "crossed": e.closest_m
+        case "fix": e.travelledM
+        case "dwell": e.dwellS
+        case "crossed": e.closestM
         default: nil
         }
       return Observed(
-        type: e.type, time: UTCTime.parse(e.time)!.date, fenceID: e.fence_id,
+        type: e.type, time: UTCTime.parse(e.time)!.date, fenceID: e.fenceId,
         initial: e.type == "enter" ? e.initial : nil, row: e.row, number: number)
     }
   }
@@ -89,13 +89,13 @@ import Testing
 
     // Delivered fixes, travelled distance and distance to the mission.
     let delivered = observed.filter { $0.type == "fix" }.compactMap(\.row)
-    #expect(delivered == trace.expected.delivered_rows, "\(name)")
-    #expect(abs(pipeline.travelledMeters - trace.expected.travelled_m) < 1e-6, "\(name)")
+    #expect(delivered == trace.expected.deliveredRows, "\(name)")
+    #expect(abs(pipeline.travelledMeters - trace.expected.travelledM) < 1e-6, "\(name)")
     let distances = events.compactMap { event -> Double? in
       if case .fix(_, let distance, _) = event.kind { return distance }
       return nil
     }
-    let expectedDistances = trace.expected.events.compactMap(\.distance_m)
+    let expectedDistances = trace.expected.events.compactMap(\.distanceM)
     #expect(distances.count == expectedDistances.count)
     for (a, b) in zip(distances, expectedDistances) { #expect(abs(a - b) < 1e-6, "\(name)") }
 
@@ -144,7 +144,10 @@ import Testing
     }
     let firstEnter = pipelineEvents.first { $0.type == "enter" && $0.fenceID == mission.id }
     if let firstEnter {
-      #expect(states.map { [$0.0, $0.1] } == [[.accepted, .active], [.active, .arrived], [.arrived, .submitted]])
+      #expect(
+        states.map { [$0.0, $0.1] } == [
+          [.accepted, .active], [.active, .arrived], [.arrived, .submitted],
+        ])
       #expect(states[1].2 == firstEnter.time)
       let enterIndex = published.firstIndex(of: firstEnter)!
       #expect(published[enterIndex + 1].kind == .state(from: .active, to: .arrived))

@@ -7,34 +7,34 @@ struct ScenarioTrace {
   struct ExpectedEvent: Decodable, Equatable {
     var type: String
     var time: String
-    var fence_id: String?
+    var fenceId: String?
     var initial: Bool?
     var row: Int?
-    var distance_m: Double?
-    var travelled_m: Double?
-    var closest_m: Double?
-    var dwell_s: Double?
+    var distanceM: Double?
+    var travelledM: Double?
+    var closestM: Double?
+    var dwellS: Double?
   }
 
   struct MissionSpec: Decodable {
     var id: String
     var lat: Double
     var lon: Double
-    var radius_m: Double
+    var radiusM: Double
   }
 
   struct Config: Decodable {
-    var max_speed_mps: Double
-    var filter_m: Double
-    var dwell_s: Double
-    var gap_s: Double
+    var maxSpeedMps: Double
+    var filterM: Double
+    var dwellS: Double
+    var gapS: Double
   }
 
   struct Expected: Decodable {
     var missions: [MissionSpec]
     var config: Config
-    var delivered_rows: [Int]
-    var travelled_m: Double
+    var deliveredRows: [Int]
+    var travelledM: Double
     var events: [ExpectedEvent]
     var rejected: [String: Int]
   }
@@ -58,7 +58,9 @@ struct ScenarioTrace {
       contentsOf: Self.directory.appendingPathComponent(name + ".csv"), encoding: .utf8)
     fixes = try Self.readCSV(csv)
     let json = try Data(contentsOf: Self.directory.appendingPathComponent(name + ".expected.json"))
-    expected = try JSONDecoder().decode(Expected.self, from: json)
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    expected = try decoder.decode(Expected.self, from: json)
   }
 
   /// The missions of the scenario; the first is the active one.
@@ -66,16 +68,16 @@ struct ScenarioTrace {
     expected.missions.map {
       Mission(
         id: $0.id, coordinate: Coordinate(uncheckedLatitude: $0.lat, longitude: $0.lon),
-        geofenceRadiusMeters: $0.radius_m, state: .active)
+        geofenceRadiusMeters: $0.radiusM, state: .active)
     }
   }
 
   var configuration: TrackingPipeline.Configuration {
     get throws {
       try TrackingPipeline.Configuration(
-        cleaner: .init(maximumSpeedMetersPerSecond: expected.config.max_speed_mps),
-        distanceFilterMeters: expected.config.filter_m,
-        geofence: .init(dwellSeconds: expected.config.dwell_s), gapSeconds: expected.config.gap_s)
+        cleaner: .init(maximumSpeedMetersPerSecond: expected.config.maxSpeedMps),
+        distanceFilterMeters: expected.config.filterM,
+        geofence: .init(dwellSeconds: expected.config.dwellS), gapSeconds: expected.config.gapS)
     }
   }
 
