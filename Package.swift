@@ -25,7 +25,8 @@ let package = Package(
         "MissionProximity", "MissionTracking", "TraceFormats", "GPSDSource", "MissionStore",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
-    .testTarget(name: "MissionProximityTests", dependencies: ["MissionProximity"]),
+    .testTarget(
+      name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
     .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource"]),

@@ -17,7 +17,14 @@ extension Coordinate {
     let phi1 = latitude * radiansPerDegree
     let phi2 = other.latitude * radiansPerDegree
     let sinHalfDeltaPhi = sin((phi2 - phi1) / 2)
-    let sinHalfDeltaLambda = sin((other.longitude - longitude) * radiansPerDegree / 2)
+    // Wrapping the longitude difference makes ±180 the same meridian exactly.
+    var deltaLongitude = other.longitude - longitude
+    if deltaLongitude > 180 {
+      deltaLongitude -= 360
+    } else if deltaLongitude < -180 {
+      deltaLongitude += 360
+    }
+    let sinHalfDeltaLambda = sin(deltaLongitude * radiansPerDegree / 2)
     let h =
       sinHalfDeltaPhi * sinHalfDeltaPhi
       + cos(phi1) * cos(phi2) * sinHalfDeltaLambda * sinHalfDeltaLambda
