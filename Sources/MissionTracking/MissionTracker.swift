@@ -205,7 +205,9 @@ public actor MissionTracker {
     for effect in lifecycle.commit(transition) {
       switch effect {
       case .startTracking: startSession(lifecycle.mission, resume: nil)
-      case .stopTracking: stopped = stopSession(finishing: true)
+      case .stopTracking where session?.missionID == id:
+        stopped = stopSession(finishing: true)
+      case .stopTracking: break  // a mission imported as active but never tracked here
       case .emit(let event): continuation.yield(event)
       }
     }

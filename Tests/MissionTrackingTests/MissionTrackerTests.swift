@@ -123,6 +123,16 @@ func waitUntil(
     try await tracker.perform(.cancel, on: "m1", at: .t(2))
     try await tracker.perform(.start, on: "m2", at: .t(3))
     #expect(source.history == ["start", "stop", "start"])
+    // A mission imported as active but not tracked here stops nothing when cancelled.
+    await tracker.shutdown()
+    let second = MissionTracker(source: source)
+    try await second.add(Mission(id: "imported", coordinate: sigtuna, state: .active))
+    try await second.add(Self.target)
+    try await second.perform(.start, on: "m1", at: .t(4))
+    try await second.perform(.cancel, on: "imported", at: .t(5))
+    #expect(await second.activeMissionID == "m1")
+    #expect(source.history == ["start", "stop", "start", "stop", "start"])
+    _ = await Self.drain(second)
     await #expect(throws: TrackingError.unknownMission("nope")) {
       try await tracker.perform(.start, on: "nope")
     }
