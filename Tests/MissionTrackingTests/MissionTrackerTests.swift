@@ -175,6 +175,28 @@ func waitUntil(
     #expect(events[enter + 1].time == events[enter].time)
   }
 
+  @Test func aFailingStoreStopsTrackingAndPublishesNothingUnrecorded() async throws {
+    let source = RecordingSource()
+    let sink = RecordingSink()
+    let tracker = MissionTracker(source: source, sink: sink)
+    try await tracker.add(Self.target)
+    try await tracker.perform(.start, on: "m1", at: .t(0))
+    source.send(.fix(testFix(1, offset(sigtuna, 180, 300))))
+    source.send(.fix(testFix(2, offset(sigtuna, 180, 280))))
+    try await waitUntil("first fix recorded") { await !sink.batches.isEmpty }
+    await sink.setFailRecords(true)
+    source.send(.fix(testFix(3, offset(sigtuna, 180, 260))))
+    try await waitUntil("tracking stopped") { await tracker.activeMissionID == nil }
+    #expect(await tracker.failure != nil)
+    try await waitUntil("source stopped") { source.stops == 1 }
+    let events = await Self.drain(tracker)
+    // The fix of t=1 was recorded and published; the one of t=2 was not recorded, so not
+    // published either; the failure is reported as a source event.
+    #expect(events.filter { $0.type == "fix" }.map(\.time) == [.t(1)])
+    #expect(events.last?.type == "source")
+    #expect(events.last?.jsonLine.contains("tracking stopped") == true)
+  }
+
   @Test func resumingInsideGivesNoSecondEnter() async throws {
     let inside = FenceState(isInside: true, insideSince: .t(0), dwellReported: false)
     for (states, expectEnter) in [(["m1": inside], false), (["m1": FenceState()], true)] {

@@ -55,8 +55,10 @@ actor RecordingSink: TrackingSink {
   private(set) var log: [String] = []
   private(set) var batches: [TrackingBatch] = []
   var failCommits = false
+  var failRecords = false
 
   func setFailCommits(_ value: Bool) { failCommits = value }
+  func setFailRecords(_ value: Bool) { failRecords = value }
 
   struct Refused: Error {}
 
@@ -66,6 +68,7 @@ actor RecordingSink: TrackingSink {
   }
 
   func record(_ batch: TrackingBatch) async throws {
+    if failRecords { throw Refused() }
     batches.append(batch)
     log.append("record " + batch.events.map(\.type).joined(separator: ","))
   }
