@@ -34,22 +34,3 @@ extension Coordinate {
     return (abs(dxt) * Earth.meanRadiusMeters, dat / d12)
   }
 }
-
-extension Coordinate {
-  /// An upper bound of `distance(to:)` in metres without trigonometry per call: the length of
-  /// the path along this point's parallel and then along the other's meridian, which no
-  /// great circle exceeds. `cosLatitude` is `cos(latitude)`, cached by the caller.
-  ///
-  /// Used to skip the haversine when the answer is certain (a fix well within the distance
-  /// filter, a jump far below the outlier speed).
-  @inline(__always)
-  package func distanceUpperBound(to other: Coordinate, cosLatitude: Double) -> Double {
-    let deltaLat = abs(other.latitude - latitude)
-    var deltaLon = abs(other.longitude - longitude)
-    if deltaLon > 180 { deltaLon = 360 - deltaLon }
-    let bound =
-      (deltaLat + deltaLon * max(0, cosLatitude)) * radiansPerDegree * Earth.meanRadiusMeters
-    // Covers the rounding of the haversine, which is far below a micrometre here.
-    return bound * (1 + 1e-9) + 1e-6
-  }
-}

@@ -265,7 +265,8 @@ public actor MissionTracker {
     scratch.removeAll(keepingCapacity: true)
     switch report {
     case .fix(let fix):
-      if let catalog {
+      // Invalid reports (no fix, (0, 0)) never move the neighbourhood.
+      if let catalog, FixCleaner.invalidity(of: fix) == nil {
         let point = fix.coordinate
         if current.lastQueryPoint.map({ $0.distance(to: point) > configuration.nearbyRefreshMeters }
         )

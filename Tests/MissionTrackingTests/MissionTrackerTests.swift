@@ -285,7 +285,8 @@ func waitUntil(
       asked.increment()
       return radius >= 1000 ? [neighbour] : []
     }
-    let fixes = Self.walk(0, count: 100, step: 3).map(SourceReport.fix)
+    let nowhere = testFix(-1, Coordinate(uncheckedLatitude: 0, longitude: 0))
+    let fixes = ([nowhere] + Self.walk(0, count: 100, step: 3)).map(SourceReport.fix)
     let tracker = MissionTracker(source: ReplaySource(fixes), catalog: catalog)
     try await tracker.add(Self.target)
     try await tracker.perform(.start, on: "m1", at: .t(0))
@@ -293,7 +294,8 @@ func waitUntil(
     let fenceEvents = await Self.drain(tracker).filter { $0.fenceID != nil }
     #expect(fenceEvents.map { "\($0.type) \($0.fenceID!)" } == ["enter n1", "exit n1", "enter m1"])
     #expect(fenceEvents.allSatisfy { $0.missionID == "m1" })
-    // Asked at the start and again after 250 m (the walk covers 297 m).
+    // Asked at the first valid fix and again after 250 m (the walk covers 297 m); never
+    // for the (0, 0) report.
     #expect(asked.value == 2)
   }
 }
