@@ -7,6 +7,8 @@ enum BenchCommand: Command {
   /// Each benchmark is a `Command` whose name is the word after `bench`.
   static let benchmarks: [any Command.Type] = [PipelineBenchmark.self]
 
+  static let handlesHelp = true
+
   static var help: String {
     var text = """
       NAME
@@ -32,7 +34,13 @@ enum BenchCommand: Command {
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let words = try arguments.positionalsPrefix(1)
-    guard let word = words.first else { throw CLIError.usage("which benchmark? (see --help)") }
+    guard let word = words.first else {
+      if arguments.wantsHelp() {
+        console.out(help)
+        return 0
+      }
+      throw CLIError.usage("which benchmark? (see --help)")
+    }
     guard let bench = benchmarks.first(where: { $0.name == word }) else {
       throw CLIError.usage("unknown benchmark '\(word)'")
     }

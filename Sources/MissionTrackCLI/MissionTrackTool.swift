@@ -31,7 +31,7 @@ public enum MissionTrackTool {
       return 64
     }
     var rest = ArgumentList(Array(arguments.dropFirst()))
-    if rest.wantsHelp() {
+    if !command.handlesHelp && rest.wantsHelp() {
       console.out(command.help)
       return 0
     }
