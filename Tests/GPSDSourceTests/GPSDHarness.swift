@@ -129,9 +129,29 @@ final class GPSDHarness {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try GPSDHarness.runWithDefaultSignalMask(process)
     processes.append(process)
     return process
+  }
+
+  /// Starts `process` from a fresh thread whose signal mask is empty.
+  ///
+  /// A child inherits the spawning thread's signal mask, and the threads Swift concurrency
+  /// runs tests on block SIGTERM and friends. gpsd unblocks signals only to its startup mask
+  /// while it waits, so a gpsd spawned from such a thread never sees SIGTERM.
+  private static func runWithDefaultSignalMask(_ process: Process) throws {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var failure: (any Error)?
+    let thread = Thread {
+      var empty = sigset_t()
+      sigemptyset(&empty)
+      pthread_sigmask(SIG_SETMASK, &empty, nil)
+      do { try process.run() } catch { failure = error }
+      done.signal()
+    }
+    thread.start()
+    done.wait()
+    if let failure { throw failure }
   }
 
   private func waitUntilListening(port: Int, what: String) throws {
