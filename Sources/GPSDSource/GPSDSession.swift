@@ -145,7 +145,8 @@ final class GPSDSession: Sendable {
           }
         }
       }
-      if merger.pending != nil, lastFixReportAt.duration(to: clock.now) >= configuration.epochTimeout,
+      if merger.pending != nil,
+        lastFixReportAt.duration(to: clock.now) >= configuration.epochTimeout,
         let fix = merger.flush()
       {
         deliver(fix, &delivery)

@@ -134,7 +134,8 @@ struct GPSDFixSourceLiveTests {
     defer { harness.stopAll() }
     let port = GPSDHarness.freePort()
     try harness.startGPSD(
-      port: port, feeding: try harness.file(named: "first-half.nmea", contents: Data(firstHalf.utf8)))
+      port: port,
+      feeding: try harness.file(named: "first-half.nmea", contents: Data(firstHalf.utf8)))
     let gpsd = try source(port: port)
     let recorder = ReportRecorder()
     let task = recorder.consume(gpsd.reports())

@@ -27,9 +27,10 @@ enum TestData {
 
   /// Ground truth of the short trace's fix `k` (0-based): 2024-05-01T10:00:03Z + k s,
   /// 59.3293 N 18.0686 E moving north 5 m/s, altitude 25.0 + 0.1 k m.
-  static func shortTraceTruth(_ k: Int) -> (time: Date, latitude: Double, longitude: Double,
-    altitude: Double)
-  {
+  static func shortTraceTruth(_ k: Int) -> (
+    time: Date, latitude: Double, longitude: Double,
+    altitude: Double
+  ) {
     let start = UTCTime.date(year: 2024, month: 5, day: 1, secondsOfDay: 36_003)
     let latitude = 59.3293 + (5.0 * Double(k) / 6_371_008.8) * 180 / .pi
     return (start.addingTimeInterval(Double(k)), latitude, 18.0686, 25.0 + 0.1 * Double(k))
