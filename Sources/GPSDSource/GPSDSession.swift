@@ -97,7 +97,6 @@ final class GPSDSession: Sendable {
         $0.connections += 1
         if hasConnected { $0.reconnects += 1 }
       }
-      failures = 0
       outageReported = false
       delivery.inNoFixEpisode = false
       // A reconnection after fixes were delivered: the next fix closes a gap.
@@ -110,24 +109,34 @@ final class GPSDSession: Sendable {
       client.close()
       delivery.lostAt = ContinuousClock.now
       outageReported = true
-      emit(.disconnected, "lost gpsd at \(endpoint): \(lost)")
-      failures = 1
-      let delay = policy.delay(beforeRetry: 1)
-      emit(.reconnecting, "retry 1 in \(format(delay.seconds)) s")
+      emit(.disconnected, "lost gpsd at \(endpoint): \(lost.reason)")
+      // A connection that carried reports resets the backoff; one that was dropped before
+      // any report (a gpsd that accepts and hangs up) keeps growing it, so a flapping gpsd
+      // is not hammered.
+      failures = lost.sawReports ? 1 : failures + 1
+      let delay = policy.delay(beforeRetry: failures)
+      emit(.reconnecting, "retry \(failures) in \(format(delay.seconds)) s")
       if stop.wait(for: delay, slice: slice) { break }
     }
     continuation.finish()
   }
 
+  /// Why a connection ended, and whether it carried any `TPV` report first.
+  private struct Loss {
+    var reason: String
+    var sawReports: Bool
+  }
+
   /// Reads lines until a stop request (returns `nil`) or a lost connection (returns why).
   private func readUntilStoppedOrLost(_ client: GPSDClient, _ delivery: inout Delivery)
-    -> String?
+    -> Loss?
   {
     var framer = GPSDLineFramer(maximumLineBytes: configuration.maximumLineBytes)
     var merger = GPSDEpochMerger()
     var buffer = [UInt8](repeating: 0, count: 8192)
     let clock = ContinuousClock()
     var lastFixReportAt = clock.now
+    var sawReports = false
     let pollMicroseconds = Int32(clamping: Int((configuration.pollInterval.seconds * 1e6)))
 
     while !stop.isRequested {
@@ -138,10 +147,11 @@ final class GPSDSession: Sendable {
           break
         case .closed(let reason):
           if let fix = merger.flush() { deliver(fix, &delivery) }
-          return reason
+          return Loss(reason: reason, sawReports: sawReports)
         case .bytes(let count):
           for item in framer.feed(buffer[0..<count]) {
-            handle(item, client, &merger, &delivery, &lastFixReportAt)
+            sawReports =
+              handle(item, client, &merger, &delivery, &lastFixReportAt) || sawReports
           }
         }
       }
@@ -155,28 +165,30 @@ final class GPSDSession: Sendable {
     return nil
   }
 
+  /// Handles one framed line; returns whether it was a decodable `TPV` report.
   private func handle(
     _ item: GPSDLineFramer.Item, _ client: GPSDClient, _ merger: inout GPSDEpochMerger,
     _ delivery: inout Delivery, _ lastFixReportAt: inout ContinuousClock.Instant
-  ) {
+  ) -> Bool {
     guard case .line(let line) = item else {
       counters.update {
         $0.linesRead += 1
         $0.skippedLines += 1
         $0.overlongLines += 1
       }
-      return
+      return false
     }
     counters.update { $0.linesRead += 1 }
     switch GPSDLineKind(line: line) {
     case .malformed:
       counters.update { $0.skippedLines += 1 }
+      return false
     case .other:
-      break
+      return false
     case .tpv:
       guard let report = client.decodeTPV(line) else {
         counters.update { $0.skippedLines += 1 }
-        return
+        return false
       }
       switch report.meaning {
       case .unusable:
@@ -194,6 +206,7 @@ final class GPSDSession: Sendable {
         if merged { counters.update { $0.mergedReports += 1 } }
         if let released { deliver(released, &delivery) }
       }
+      return true
     }
   }
 

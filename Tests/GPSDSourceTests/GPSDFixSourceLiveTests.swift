@@ -125,6 +125,32 @@ struct GPSDFixSourceLiveTests {
     #expect(GPSDHarness.sockets(localPort: port, state: .listen) > 0)
   }
 
+  @Test("Stopping disables the watch and closes the socket; a device path is watched alone")
+  func stoppingDisablesTheWatchAndCloses() async throws {
+    let harness = try GPSDHarness()
+    defer { harness.stopAll() }
+    let port = GPSDHarness.freePort()
+    let received = try harness.captureOnce(port: port)
+    let gpsd = try GPSDFixSource(
+      host: "127.0.0.1", port: port, device: "/dev/ttyFAKE0", retryPolicy: fastRetry)
+    let recorder = ReportRecorder()
+    let task = recorder.consume(gpsd.reports())
+    defer { task.cancel() }
+    #expect(await recorder.wait { $0.statusKinds.contains(.connected) })
+    #expect(await eventually { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    task.cancel()
+    await task.value
+    #expect(await eventually { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    // socat exits once the client has closed; then the file is complete.
+    #expect(await eventually { GPSDHarness.sockets(localPort: port, state: .listen) == 0 })
+    let commands = try String(contentsOf: received, encoding: .utf8)
+    #expect(
+      commands.hasPrefix(#"?WATCH={"enable":true,"json":true,"device":"/dev/ttyFAKE0"};"#),
+      "\(commands)")
+    #expect(commands.contains(#"?WATCH={"enable":false"#), "\(commands)")
+    #expect(recorder.statuses.first?.detail.hasSuffix("watching /dev/ttyFAKE0") == true)
+  }
+
   @Test("A gpsd killed and restarted mid-stream is reconnected without duplicate fixes")
   func killedGPSDIsReconnectedWithoutDuplicates() async throws {
     let lines = try TestData.shortTraceLines()

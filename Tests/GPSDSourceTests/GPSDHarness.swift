@@ -77,6 +77,17 @@ final class GPSDHarness {
     return feeder
   }
 
+  /// Listens once on `port` and records what the client sends into the returned file; the
+  /// client receives nothing.
+  func captureOnce(port: Int) throws -> URL {
+    let file = scratch.appendingPathComponent("received-\(port).txt")
+    try launch(
+      GPSDHarness.socatPath,
+      ["-U", "CREATE:\(file.path)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr"])
+    try waitUntilListening(port: port, what: "socat")
+    return file
+  }
+
   /// Starts gpsd on `port` (read-only, foreground) with a `tcp://` source that feeds `log`.
   /// gpsd reads the source only once a client watches, so nothing is lost before then.
   func startGPSD(port: Int, feeding log: URL) throws {
@@ -122,6 +133,7 @@ final class GPSDHarness {
     gpsd = nil
   }
 
+  @discardableResult
   private func launch(_ path: String, _ arguments: [String]) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
