@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs real gpsd instances for the tests, each on a private loopback port and fed from a
@@ -38,7 +39,12 @@ final class GPSDHarness {
     try? FileManager.default.removeItem(at: scratch)
   }
 
-  /// A TCP port on 127.0.0.1 that nothing listens on right now (never 2947).
+  /// Ports handed out in this test run: Linux often returns the port it just freed, so
+  /// without this two calls in a row (gpsd's port and its feeder's) can collide.
+  private static let handedOut = Mutex<Set<Int>>([])
+
+  /// A TCP port on 127.0.0.1 that nothing uses right now and that this run has not handed
+  /// out before (never 2947).
   static func freePort() -> Int {
     while true {
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -56,7 +62,8 @@ final class GPSDHarness {
       }
       precondition(bound, "bind() failed")
       let port = Int(UInt16(bigEndian: address.sin_port))
-      if port != 2947 { return port }
+      let fresh = handedOut.withLock { $0.insert(port).inserted }
+      if port != 2947, fresh, sockets(localPort: port, state: nil) == 0 { return port }
     }
   }
 
@@ -183,16 +190,23 @@ final class GPSDHarness {
 
   /// How many TCP sockets (IPv4 and IPv6) in `state` have local port `port`. For gpsd's
   /// port and `.established`, that is the number of clients connected to gpsd.
-  static func sockets(localPort port: Int, state: SocketState) -> Int {
+  /// With `state` nil, sockets in any state (TIME_WAIT included) count.
+  static func sockets(localPort port: Int, state: SocketState?) -> Int {
     var count = 0
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-      guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+      // Not String(contentsOfFile:): it stops after the first read of a /proc file, which
+      // holds only the first few dozen sockets.
+      guard let handle = FileHandle(forReadingAtPath: table),
+        let data = try? handle.readToEnd()
+      else { continue }
+      try? handle.close()
+      let text = String(decoding: data, as: UTF8.self)
       for line in text.split(separator: "\n").dropFirst() {
         let fields = line.split(separator: " ")
         guard fields.count > 3, let colon = fields[1].lastIndex(of: ":"),
           let local = Int(fields[1][fields[1].index(after: colon)...], radix: 16)
         else { continue }
-        if local == port, fields[3] == state.rawValue { count += 1 }
+        if local == port, state.map({ fields[3] == $0.rawValue }) ?? true { count += 1 }
       }
     }
     return count
