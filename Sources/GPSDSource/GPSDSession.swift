@@ -235,7 +235,11 @@ final class GPSDSession: Sendable {
     continuation.yield(.status(SourceStatus(kind, detail: detail)))
   }
 
+  /// Seconds with at most three decimals and no trailing zeros: `0.05`, `0.25`, `30`.
   private func format(_ seconds: Double) -> String {
-    String(format: "%.1f", seconds)
+    var text = String(format: "%.3f", seconds)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
   }
 }

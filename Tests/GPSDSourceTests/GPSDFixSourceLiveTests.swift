@@ -215,7 +215,7 @@ struct GPSDFixSourceLiveTests {
     let recorder = ReportRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
-    #expect(await recorder.wait { $0.statusKinds.filter { $0 == .reconnecting }.count >= 3 })
+    #expect(await recorder.wait { $0.statusKinds.filter { $0 == .reconnecting }.count >= 4 })
 
     let first = try #require(recorder.statuses.first)
     #expect(first.kind == .disconnected)
@@ -223,7 +223,10 @@ struct GPSDFixSourceLiveTests {
     #expect(first.detail.contains("libgps error -6"))
     // Backoff: 50, 100, 200 ms, then capped at 200 ms.
     let retries = recorder.statuses.filter { $0.kind == .reconnecting }.map(\.detail)
-    #expect(retries.prefix(3) == ["retry 1 in 0.1 s", "retry 2 in 0.1 s", "retry 3 in 0.2 s"])
+    #expect(
+      retries.prefix(4) == [
+        "retry 1 in 0.05 s", "retry 2 in 0.1 s", "retry 3 in 0.2 s", "retry 4 in 0.2 s",
+      ])
 
     try harness.startGPSD(port: port, feeding: TestData.shortTrace)
     #expect(await recorder.wait { $0.fixes.count >= 40 })
