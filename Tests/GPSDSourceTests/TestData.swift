@@ -62,6 +62,14 @@ struct ChkOracle {
   var distinctTimes: Set<Date> = []
   /// For each time, gpsd's last TPV with that time.
   var lastByTime: [Date: Expected] = [:]
+  /// TPVs folded into the pending fix of the same epoch.
+  var mergedReports = 0
+  /// Epochs dropped because their time was not after the last delivered one.
+  var staleFixes = 0
+  /// TPVs with mode 0 or 1.
+  var noFixReports = 0
+  /// TPVs with mode ≥ 2 but without lat, lon or time.
+  var unusableReports = 0
 
   init(chk: URL) throws {
     let text = try String(contentsOf: chk, encoding: .utf8)
@@ -70,7 +78,10 @@ struct ChkOracle {
     func release() {
       guard let fix = pending else { return }
       pending = nil
-      if let lastDelivered, fix.time <= lastDelivered { return }
+      if let lastDelivered, fix.time <= lastDelivered {
+        staleFixes += 1
+        return
+      }
       lastDelivered = fix.time
       fixes.append(fix)
     }
@@ -79,18 +90,24 @@ struct ChkOracle {
         let mode = object["mode"] as? Int
       else { continue }
       if mode < 2 {
+        noFixReports += 1
         release()
         continue
       }
       guard let lat = object["lat"] as? Double, let lon = object["lon"] as? Double,
         let timeText = object["time"] as? String, let time = UTCTime.parse(timeText)?.date
-      else { continue }
+      else {
+        unusableReports += 1
+        continue
+      }
       let expected = Expected(
         time: time, latitude: lat, longitude: lon,
         altitudeMSL: mode >= 3 ? object["altMSL"] as? Double : nil, mode: mode)
       distinctTimes.insert(time)
       lastByTime[time] = expected
-      if let current = pending, current.time != time { release() }
+      if let current = pending {
+        if current.time == time { mergedReports += 1 } else { release() }
+      }
       pending = expected
     }
     release()
