@@ -3,7 +3,7 @@ import MissionTracking
 
 /// One gpsd `TPV` report as libgps decoded it, in Swift types. Doubles are NaN when gpsd did
 /// not send the member (libgps's convention); `time` is `nil` when it was absent.
-struct GPSDReport: Sendable, Hashable {
+struct GPSDReport: Sendable {
   /// gpsd's mode: 0 not seen, 1 no fix, 2 2D, 3 3D.
   var mode: Int
   var time: Date?
@@ -56,9 +56,4 @@ struct GPSDReport: Sendable, Hashable {
         horizontalAccuracyMeters: accuracy.flatMap { $0 >= 0 ? $0 : nil },
         speedMetersPerSecond: speedMetersPerSecond.finiteOrNil, courseDegrees: course))
   }
-}
-
-extension Double {
-  /// The value, or `nil` for NaN and infinities.
-  var finiteOrNil: Double? { isFinite ? self : nil }
 }

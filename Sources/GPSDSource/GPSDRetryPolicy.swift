@@ -77,11 +77,3 @@ public struct GPSDRetryPolicy: Sendable, Hashable {
     return .nanoseconds(Int64((seconds * 1e9).rounded()))
   }
 }
-
-extension Duration {
-  /// The duration in seconds as a `Double`.
-  var seconds: Double {
-    let (whole, attoseconds) = components
-    return Double(whole) + Double(attoseconds) * 1e-18
-  }
-}

@@ -160,6 +160,8 @@ final class GPSDHarness {
   /// while it waits, so a gpsd spawned from such a thread never sees SIGTERM.
   private static func runWithDefaultSignalMask(_ process: Process) throws {
     let done = DispatchSemaphore(value: 0)
+    // Written by the thread before `signal()`, read here after `wait()`: the semaphore
+    // orders the two accesses, so there is no race.
     nonisolated(unsafe) var failure: (any Error)?
     let thread = Thread {
       var empty = sigset_t()
