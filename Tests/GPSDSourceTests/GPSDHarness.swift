@@ -5,9 +5,10 @@ import Testing
 /// Runs real gpsd instances for the tests, each on a private loopback port and fed from a
 /// recorded NMEA log through a one-shot `socat` TCP feeder. Never touches port 2947.
 ///
-/// As root, gpsd runs as user `gpsd` (`setpriv`) inside a private SysV IPC namespace
-/// (`unshare --ipc`): gpsd creates NTP shared-memory segments it never removes, and the
-/// namespace takes them away when gpsd exits. Every process started here is stopped by
+/// gpsd runs inside a private SysV IPC namespace (`unshare --ipc`; as root also as user
+/// `gpsd` via `setpriv`, otherwise in an unprivileged user namespace): gpsd creates NTP
+/// shared-memory segments it never removes, and the namespace takes them away when gpsd
+/// exits, so `ipcs -m` stays clean. Every process started here is stopped by
 /// `stopAll()` (call it in a `defer`) or at the latest when the harness is released.
 final class GPSDHarness {
   struct HarnessError: Error, CustomStringConvertible {
@@ -100,20 +101,35 @@ final class GPSDHarness {
   func startGPSD(port: Int, feeding log: URL) throws {
     let feed = GPSDHarness.freePort()
     try serveOnce(log, port: feed)
-    let gpsdArguments = ["-N", "-b", "-S", String(port), "tcp://127.0.0.1:\(feed)"]
-    let process: Process
+    let gpsd = [GPSDHarness.gpsdPath, "-N", "-b", "-S", String(port), "tcp://127.0.0.1:\(feed)"]
+    // Preferred: a private IPC namespace, so gpsd's NTP segments die with it. As root, run
+    // gpsd as user gpsd; otherwise inside an unprivileged user namespace (gpsd then fails to
+    // drop privileges, says so, and carries on). Last resort: gpsd as is.
+    var attempts: [[String]] = []
     if getuid() == 0 {
-      process = try launch(
-        "/usr/bin/unshare",
+      attempts.append(
         [
-          "--ipc", "/usr/bin/setpriv", "--reuid=gpsd", "--regid=dialout", "--clear-groups",
-          GPSDHarness.gpsdPath,
-        ] + gpsdArguments)
+          "/usr/bin/unshare", "--ipc", "/usr/bin/setpriv", "--reuid=gpsd", "--regid=dialout",
+          "--clear-groups",
+        ] + gpsd)
     } else {
-      process = try launch(GPSDHarness.gpsdPath, gpsdArguments)
+      attempts.append(["/usr/bin/unshare", "--user", "--map-root-user", "--ipc"] + gpsd)
     }
-    gpsd = process
-    try waitUntilListening(port: port, what: "gpsd")
+    attempts.append(gpsd)
+    var lastError: (any Error)?
+    for command in attempts {
+      let process = try launch(command[0], Array(command.dropFirst()))
+      do {
+        try waitUntilListening(port: port, what: "gpsd", while: process)
+        self.gpsd = process
+        return
+      } catch {
+        lastError = error
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+      }
+    }
+    throw lastError ?? HarnessError(description: "gpsd did not start")
   }
 
   /// Kills the current gpsd with `signal` (default SIGKILL, a crash) and waits for it.
@@ -175,10 +191,16 @@ final class GPSDHarness {
     if let failure { throw failure }
   }
 
-  private func waitUntilListening(port: Int, what: String) throws {
+  /// Waits up to 5 s for a listener on `port`; gives up early when `process` exits.
+  private func waitUntilListening(port: Int, what: String, while process: Process? = nil)
+    throws
+  {
     let deadline = Date().addingTimeInterval(5)
     while Date() < deadline {
       if GPSDHarness.sockets(localPort: port, state: .listen) > 0 { return }
+      if let process, !process.isRunning {
+        throw HarnessError(description: "\(what) exited before listening on port \(port)")
+      }
       usleep(10_000)
     }
     throw HarnessError(description: "\(what) did not listen on 127.0.0.1:\(port) within 5 s")
