@@ -140,7 +140,8 @@ final class GPSDSession: Sendable {
     let pollMicroseconds = Int32(clamping: Int((configuration.pollInterval.seconds * 1e6)))
 
     while !stop.isRequested {
-      if client.waitForInput(timeoutMicroseconds: pollMicroseconds) {
+      let hasInput = client.waitForInput(timeoutMicroseconds: pollMicroseconds)
+      if hasInput {
         let result = buffer.withUnsafeMutableBytes { client.read(into: $0) }
         switch result {
         case .nothing:
@@ -155,11 +156,18 @@ final class GPSDSession: Sendable {
           }
         }
       }
-      if merger.pending != nil,
-        lastFixReportAt.duration(to: clock.now) >= configuration.epochTimeout,
-        let fix = merger.flush()
-      {
-        deliver(fix, &delivery)
+      // Release a pending epoch once the line has been quiet for the epoch timeout. While
+      // input keeps arriving, the next epoch's report releases it instead, so a reader that
+      // was descheduled between two reports of one epoch cannot split it; a hard limit of
+      // three timeouts covers a stream that never pauses but carries no TPV.
+      if merger.pending != nil {
+        let waited = lastFixReportAt.duration(to: clock.now)
+        if (!hasInput && waited >= configuration.epochTimeout)
+          || waited >= configuration.epochTimeout * 3,
+          let fix = merger.flush()
+        {
+          deliver(fix, &delivery)
+        }
       }
     }
     return nil
