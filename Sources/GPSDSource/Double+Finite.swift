@@ -1,0 +1,4 @@
+extension Double {
+  /// The value, or `nil` for NaN and infinities.
+  var finiteOrNil: Double? { isFinite ? self : nil }
+}

@@ -1,1 +1,0 @@
-// `GPSDSource`: see README.md (Layout). Built by its own issue.
