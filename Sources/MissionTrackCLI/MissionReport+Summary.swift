@@ -37,14 +37,6 @@ extension MissionReport {
 
   /// The fence events (`enter`, `dwell`, `exit`, `crossed`) that get a marker on the map.
   var fenceEvents: [(event: TrackingEvent, marker: ReportMarker)] {
-    events.compactMap { event in
-      switch event.kind {
-      case .enter: (event, .enter)
-      case .dwell: (event, .dwell)
-      case .exit: (event, .exit)
-      case .crossed: (event, .crossed)
-      default: nil
-      }
-    }
+    events.compactMap { event in ReportRenderer.marker(for: event).map { (event, $0) } }
   }
 }

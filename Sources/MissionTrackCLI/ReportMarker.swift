@@ -47,8 +47,9 @@ enum ReportMarker: String, Sendable, CaseIterable {
   }
 
   /// The symbol centred at `point`, as one SVG group with class `marker KIND`; `title` is
-  /// shown as a tooltip by browsers (escaped here).
-  func svg(at point: PlanePoint, title: String) -> String {
+  /// shown as a tooltip by browsers (escaped here). `eventAt`, when given, is where the event
+  /// happened (the symbol may be moved aside) and is kept in a `data-at` attribute.
+  func svg(at point: PlanePoint, title: String, eventAt: PlanePoint? = nil) -> String {
     let x = point.x
     let y = point.y
     let n = SVGText.number
@@ -78,7 +79,8 @@ enum ReportMarker: String, Sendable, CaseIterable {
         (x - a, y + a - b), (x - b, y),
       ])
     }
-    return "<g class=\"marker \(rawValue)\"><title>\(SVGText.escape(title))</title>\(shape)</g>"
+    let at = eventAt.map { " data-at=\"\(SVGText.number($0.x)),\(SVGText.number($0.y))\"" } ?? ""
+    return "<g class=\"marker \(rawValue)\"\(at)><title>\(SVGText.escape(title))</title>\(shape)</g>"
   }
 
   private func polygon(_ points: [(Double, Double)]) -> String {

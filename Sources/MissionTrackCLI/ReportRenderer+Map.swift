@@ -12,7 +12,9 @@ extension ReportRenderer {
     let projection = LocalProjection(center: report.mission.coordinate)
     let plane = report.track.map { projection.project($0.coordinate) }
     let radius = max(report.mission.geofenceRadiusMeters, 0)
-    let outer = radius + report.exitMarginMeters
+    // The fence with its margin, and some land around it so it never fills the map edge to
+    // edge.
+    let outer = (radius + report.exitMarginMeters) * 1.35
     var minX = -outer
     var maxX = outer
     var minY = -outer
@@ -107,7 +109,6 @@ extension ReportRenderer {
     out += "<circle class=\"fence\" cx=\"\(n(center.x))\" cy=\"\(n(center.y))\" "
     out += "r=\"\(n(radius * scale))\" fill=\"#009E73\" fill-opacity=\"0.14\" "
     out += "stroke=\"#009E73\" stroke-width=\"2\"/>\n"
-    out += drawMissionPoint(at: center, title: "Mission point \(report.mission.coordinate)")
 
     // Track: gap connectors, white casing, then the line.
     out += drawTrack(report, map)
@@ -128,13 +129,31 @@ extension ReportRenderer {
       placer.reserve(box(around: first, radius: ReportMarker.start.radiusPixels))
       placer.reserve(box(around: last, radius: ReportMarker.end.radiusPixels))
     }
+    // Symbols that would cover the mission point or each other are moved aside on a short
+    // leader line from where the event happened.
+    var occupied: [(point: PlanePoint, radius: Double)] = [(center, 9)]
+    if let first = map.fixPoints.first { occupied.append((first, ReportMarker.start.radiusPixels)) }
+    if let last = map.fixPoints.last { occupied.append((last, ReportMarker.end.radiusPixels)) }
     for placed in map.events {
-      markers +=
-        placed.marker.svg(at: placed.point, title: ReportRenderer.eventText(placed.event)) + "\n"
-      placer.reserve(box(around: placed.point, radius: placed.marker.radiusPixels))
+      let radius = placed.marker.radiusPixels
+      let shown = ReportRenderer.freeSpot(near: placed.point, radius: radius, avoiding: occupied)
+      occupied.append((shown, radius))
+      let title = ReportRenderer.clockText(placed.event.time) + " "
+        + ReportRenderer.eventText(placed.event)
+      if shown != placed.point {
+        markers += "<path class=\"leader\" d=\"M\(n(placed.point.x)) \(n(placed.point.y))"
+        markers += "L\(n(shown.x)) \(n(shown.y))\" stroke=\"#1b1b1b\" stroke-width=\"1.2\"/>"
+        markers += "<circle cx=\"\(n(placed.point.x))\" cy=\"\(n(placed.point.y))\" r=\"2.2\" "
+        markers += "fill=\"#1b1b1b\"/>\n"
+      }
+      markers += placed.marker.svg(at: shown, title: title, eventAt: placed.point) + "\n"
+      placer.reserve(box(around: shown, radius: radius))
+      placer.reserve(box(around: placed.point, radius: 3))
     }
     out += drawTimeLabels(report, map, placer: &placer)
     out += markers
+    // The mission point last, so that a marker standing on it cannot hide it.
+    out += drawMissionPoint(at: center, title: "Mission point \(report.mission.coordinate)")
     if report.track.isEmpty {
       out += drawNote("No fixes were recorded for this mission.", map, report)
     }
@@ -144,6 +163,26 @@ extension ReportRenderer {
     out += drawScaleBar(map.scaleBar)
     out += drawNorthArrow()
     return out
+  }
+
+  /// `point` itself when a symbol of `radius` there overlaps none of `occupied`; else the
+  /// nearest free spot 24 or 36 px away in one of eight directions (the point if none is).
+  static func freeSpot(
+    near point: PlanePoint, radius: Double, avoiding occupied: [(point: PlanePoint, radius: Double)]
+  ) -> PlanePoint {
+    func isFree(_ p: PlanePoint) -> Bool {
+      occupied.allSatisfy { p.distance(to: $0.point) >= radius + $0.radius - 2 }
+    }
+    if isFree(point) { return point }
+    for distance in [24.0, 36.0] {
+      for step in 0..<8 {
+        // Start up-right (labels usually sit right), go round.
+        let angle = Double.pi / 4 * (Double(step) - 1)
+        let p = PlanePoint(x: point.x + distance * cos(angle), y: point.y + distance * sin(angle))
+        if isFree(p) { return p }
+      }
+    }
+    return point
   }
 
   private func box(around point: PlanePoint, radius: Double) -> LabelPlacer.Box {
@@ -190,10 +229,12 @@ extension ReportRenderer {
 
   private func drawMissionPoint(at p: PlanePoint, title: String) -> String {
     let n = SVGText.number
+    let arms =
+      "M\(n(p.x - 15)) \(n(p.y))H\(n(p.x - 5))M\(n(p.x + 5)) \(n(p.y))H\(n(p.x + 15))"
+      + "M\(n(p.x)) \(n(p.y - 15))V\(n(p.y - 5))M\(n(p.x)) \(n(p.y + 5))V\(n(p.y + 15))"
     var out = "<g class=\"mission-point\"><title>\(SVGText.escape(title))</title>"
-    out += "<path d=\"M\(n(p.x - 13)) \(n(p.y))H\(n(p.x - 5))M\(n(p.x + 5)) \(n(p.y))"
-    out += "H\(n(p.x + 13))M\(n(p.x)) \(n(p.y - 13))V\(n(p.y - 5))M\(n(p.x)) \(n(p.y + 5))"
-    out += "V\(n(p.y + 13))\" stroke=\"#111111\" stroke-width=\"1.6\"/>"
+    out += "<path d=\"\(arms)\" stroke=\"#ffffff\" stroke-width=\"3.6\" stroke-linecap=\"round\"/>"
+    out += "<path d=\"\(arms)\" stroke=\"#111111\" stroke-width=\"1.6\"/>"
     out += "<circle cx=\"\(n(p.x))\" cy=\"\(n(p.y))\" r=\"3.5\" fill=\"#111111\" "
     out += "stroke=\"#ffffff\" stroke-width=\"1\"/></g>\n"
     return out

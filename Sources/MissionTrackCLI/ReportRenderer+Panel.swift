@@ -75,7 +75,7 @@ extension ReportRenderer {
 
     // Legend.
     line("Legend", size: 14, weight: "bold")
-    y += 8
+    y += 19
     out += drawLegend(report, map, left: left, y: &y)
     y += 12
 
@@ -89,14 +89,22 @@ extension ReportRenderer {
       return out
     }
     line("Events", size: 14, weight: "bold")
-    y += 19
-    let rows = Int((bottom - y) / 16) + 1
+    y += 20
+    let rows = Int((bottom - y) / 17) + 1
     let shown = listed.count <= rows ? listed.count : max(rows - 1, 0)
     for event in listed.prefix(shown) {
       let text = ReportRenderer.clockText(event.time) + "  " + ReportRenderer.eventText(event)
-      let clipped = ReportRenderer.wrap(text, width: characters(12), maximumLines: 1).first ?? ""
-      line(clipped, size: 12, color: "#1a1a1a", cssClass: "event-row")
-      y += 16
+      let clipped =
+        ReportRenderer.wrap(text, width: characters(12) - 3, maximumLines: 1).first ?? ""
+      if let marker = ReportRenderer.marker(for: event) {
+        // A small copy of the map symbol, so the list and the map can be matched.
+        out += "<g transform=\"translate(\(n(left + 7)) \(n(y - 4))) scale(0.62)\">"
+        out += marker.svg(at: PlanePoint(x: 0, y: 0), title: marker.legendLabel)
+          .replacingOccurrences(of: "class=\"marker \(marker.rawValue)\"", with: "")
+        out += "</g>"
+      }
+      line(clipped, size: 12, color: "#1a1a1a", x: left + 18, cssClass: "event-row")
+      y += 17
     }
     if shown < listed.count {
       line("\u{2026} and \(listed.count - shown) more", size: 12, color: "#666666")

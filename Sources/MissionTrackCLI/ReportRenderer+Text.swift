@@ -51,6 +51,17 @@ extension ReportRenderer {
     }
   }
 
+  /// The map symbol of a fence event, nil for other events.
+  static func marker(for event: TrackingEvent) -> ReportMarker? {
+    switch event.kind {
+    case .enter: .enter
+    case .dwell: .dwell
+    case .exit: .exit
+    case .crossed: .crossed
+    default: nil
+    }
+  }
+
   /// Splits `text` into at most `maximumLines` lines of at most `width` characters, at
   /// spaces where possible; a cut-off last line ends in an ellipsis.
   static func wrap(_ text: String, width: Int, maximumLines: Int) -> [String] {

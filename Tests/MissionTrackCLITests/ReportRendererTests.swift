@@ -77,16 +77,39 @@ import Testing
     }
     // The crossed marker sits inside the fence (the segment's nearest point to the mission).
     let crossed = svg.elements("g", class: "crossed")[0]
-    let index = svg.elements.firstIndex { $0.attributes["class"] == "marker crossed" }!
-    let polygon = svg.elements[index + 2]  // g, title, polygon
-    let points = ParsedSVG.points(polygon.attributes["points"])
-    let mx = points.map(\.x).reduce(0, +) / Double(points.count)
-    let my = points.map(\.y).reduce(0, +) / Double(points.count)
+    let at = ParsedSVG.points(crossed.attributes["data-at"])[0]
+    let (mx, my) = (at.x, at.y)
     let fence = svg.elements("circle", class: "fence")[0]
     let dx = mx - Double(fence.attributes["cx"]!)!
     let dy = my - Double(fence.attributes["cy"]!)!
     #expect((dx * dx + dy * dy).squareRoot() < Double(fence.attributes["r"]!)!)
     #expect(crossed.ancestors.contains("g"))
+    // Symbols never sit on top of each other or on the mission point: those that would are
+    // moved aside on a leader line.
+    var centers: [(x: Double, y: Double)] = []
+    for element in svg.elements("g", class: "marker") where element.attributes["data-at"] != nil {
+      let index = svg.elements.firstIndex { $0.attributes["data-at"] == element.attributes["data-at"] }!
+      let shape = ParsedSVG.points(svg.elements[index + 2].attributes["points"])
+      centers.append(
+        (shape.map(\.x).reduce(0, +) / Double(shape.count), (shape.map(\.y).max()! + shape.map(\.y).min()!) / 2))
+    }
+    #expect(centers.count == report.fenceEvents.count)
+    for (i, a) in centers.enumerated() {
+      let fx = Double(fence.attributes["cx"]!)!
+      let fy = Double(fence.attributes["cy"]!)!
+      #expect(hypot(a.x - fx, a.y - fy) >= 15)
+      for b in centers[(i + 1)...] { #expect(hypot(a.x - b.x, a.y - b.y) >= 15) }
+    }
+  }
+
+  @Test func aFreeSpotIsFoundBesideOccupiedSymbols() {
+    let p = PlanePoint(x: 100, y: 100)
+    #expect(ReportRenderer.freeSpot(near: p, radius: 9, avoiding: []) == p)
+    #expect(ReportRenderer.freeSpot(near: p, radius: 9, avoiding: [(PlanePoint(x: 140, y: 100), 9)]) == p)
+    let moved = ReportRenderer.freeSpot(near: p, radius: 9, avoiding: [(PlanePoint(x: 102, y: 101), 9)])
+    #expect(moved != p)
+    #expect(abs(moved.distance(to: p) - 24) < 1e-9)
+    #expect(moved.distance(to: PlanePoint(x: 102, y: 101)) >= 16)
   }
 
   @Test func aSparseTrackIsDrawnWithOnePointPerFixWhereTheProjectionPutsIt() throws {
@@ -203,7 +226,7 @@ import Testing
     #expect(kinds.contains("fence"))
     // Fence plus margin fill a good part of the map (fitted, not a dot).
     let r = Double(svg.elements("circle", class: "exit-margin")[0].attributes["r"]!)!
-    #expect(r > 250)
+    #expect(r > 200 && r < 776 / 2)
   }
 
   @Test func aSingleFixIsADotWithAStartMarker() throws {
