@@ -50,7 +50,8 @@ struct LabelPlacer: Sendable {
         if steps > 1 {
           for step in 1..<steps {
             let t = Double(step) / Double(steps)
-            add(PlanePoint(x: point.x + (next.x - point.x) * t, y: point.y + (next.y - point.y) * t))
+            add(
+              PlanePoint(x: point.x + (next.x - point.x) * t, y: point.y + (next.y - point.y) * t))
           }
         }
       }
@@ -94,7 +95,9 @@ struct LabelPlacer: Sendable {
       else { continue }
       let cost = trackPoints(in: box)
       if best == nil || cost < best!.cost {
-        best = (Placement(text: text, x: x, baselineY: baseline, anchor: candidate.anchor, box: box), cost)
+        best = (
+          Placement(text: text, x: x, baselineY: baseline, anchor: candidate.anchor, box: box), cost
+        )
         if cost == 0 { break }
       }
     }

@@ -28,7 +28,8 @@ struct LocalProjection: Sendable {
   /// - Complexity: O(1).
   func project(_ coordinate: Coordinate) -> PlanePoint {
     let phi = coordinate.latitude * radiansPerDegree
-    let deltaLambda = normalizedLongitude(coordinate.longitude - center.longitude) * radiansPerDegree
+    let deltaLambda =
+      normalizedLongitude(coordinate.longitude - center.longitude) * radiansPerDegree
     let angle = center.centralAngleRadians(to: coordinate)
     let sinAngle = sin(angle)
     // c / sin c; 1 at the centre. Near the antipode it blows up: cap it so nothing is NaN.

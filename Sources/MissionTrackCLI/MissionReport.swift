@@ -30,7 +30,8 @@ struct MissionReport: Sendable {
     self.track = track.sorted { $0.time < $1.time }
     self.events = events.filter { $0.missionID == mission.id }.sorted { $0.time < $1.time }
     let margin =
-      exitMarginMeters ?? MissionReport.defaultExitMargin(radiusMeters: mission.geofenceRadiusMeters)
+      exitMarginMeters
+      ?? MissionReport.defaultExitMargin(radiusMeters: mission.geofenceRadiusMeters)
     self.exitMarginMeters = margin.isFinite ? max(0, margin) : 0
   }
 

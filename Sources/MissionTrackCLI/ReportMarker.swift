@@ -80,7 +80,8 @@ enum ReportMarker: String, Sendable, CaseIterable {
       ])
     }
     let at = eventAt.map { " data-at=\"\(SVGText.number($0.x)),\(SVGText.number($0.y))\"" } ?? ""
-    return "<g class=\"marker \(rawValue)\"\(at)><title>\(SVGText.escape(title))</title>\(shape)</g>"
+    return
+      "<g class=\"marker \(rawValue)\"\(at)><title>\(SVGText.escape(title))</title>\(shape)</g>"
   }
 
   private func polygon(_ points: [(Double, Double)]) -> String {

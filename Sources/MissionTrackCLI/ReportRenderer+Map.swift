@@ -125,7 +125,9 @@ extension ReportRenderer {
       let startTitle = "Start " + ReportRenderer.dateTimeText(report.track[0].time)
       let endTitle = "End " + ReportRenderer.dateTimeText(report.track[report.track.count - 1].time)
       markers += ReportMarker.start.svg(at: first, title: startTitle) + "\n"
-      if report.track.count > 1 { markers += ReportMarker.end.svg(at: last, title: endTitle) + "\n" }
+      if report.track.count > 1 {
+        markers += ReportMarker.end.svg(at: last, title: endTitle) + "\n"
+      }
       placer.reserve(box(around: first, radius: ReportMarker.start.radiusPixels))
       placer.reserve(box(around: last, radius: ReportMarker.end.radiusPixels))
     }
@@ -138,7 +140,8 @@ extension ReportRenderer {
       let radius = placed.marker.radiusPixels
       let shown = ReportRenderer.freeSpot(near: placed.point, radius: radius, avoiding: occupied)
       occupied.append((shown, radius))
-      let title = ReportRenderer.clockText(placed.event.time) + " "
+      let title =
+        ReportRenderer.clockText(placed.event.time) + " "
         + ReportRenderer.eventText(placed.event)
       if shown != placed.point {
         markers += "<path class=\"leader\" d=\"M\(n(placed.point.x)) \(n(placed.point.y))"
@@ -151,6 +154,20 @@ extension ReportRenderer {
       placer.reserve(box(around: placed.point, radius: 3))
     }
     out += drawTimeLabels(report, map, placer: &placer)
+    // A fence too small to see at this scale (the track is far away) gets a name tag.
+    if radius * scale < 12 {
+      let name =
+        ReportRenderer.wrap(
+          "Mission \(report.mission.id)", width: 28, maximumLines: 1
+        ).first ?? ""
+      if let tag = placer.place(name, near: center, fontSize: 13, gap: 14) {
+        out += "<text class=\"mission-tag\" x=\"\(n(tag.x))\" y=\"\(n(tag.baselineY))\" "
+        out += "text-anchor=\"\(tag.anchor)\" font-size=\"13\" font-weight=\"bold\" "
+        out += "fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"3.5\" "
+        out +=
+          "stroke-linejoin=\"round\" paint-order=\"stroke\">\(SVGText.escape(tag.text))</text>\n"
+      }
+    }
     out += markers
     // The mission point last, so that a marker standing on it cannot hide it.
     out += drawMissionPoint(at: center, title: "Mission point \(report.mission.coordinate)")
@@ -224,7 +241,8 @@ extension ReportRenderer {
       path += "M\(n(rect.left)) \(n(y))H\(n(rect.left + rect.width))"
       k += 1
     }
-    return "<path class=\"grid\" d=\"\(path)\" stroke=\"#e1dfd6\" stroke-width=\"1\" fill=\"none\"/>\n"
+    return
+      "<path class=\"grid\" d=\"\(path)\" stroke=\"#e1dfd6\" stroke-width=\"1\" fill=\"none\"/>\n"
   }
 
   private func drawMissionPoint(at p: PlanePoint, title: String) -> String {

@@ -23,7 +23,8 @@ extension ReportRenderer {
     func characters(_ size: Double) -> Int { max(Int(textWidth / (size * 0.62)), 8) }
 
     let mission = report.mission
-    for text in ReportRenderer.wrap("Mission \(mission.id)", width: characters(20), maximumLines: 2) {
+    for text in ReportRenderer.wrap("Mission \(mission.id)", width: characters(20), maximumLines: 2)
+    {
       line(text, size: 20, weight: "bold", cssClass: "mission-id")
       y += 24
     }
@@ -59,9 +60,11 @@ extension ReportRenderer {
       facts.append(("Closest", "\(ReportRenderer.distanceText(closest)) from point"))
     }
     facts.append(
-      ("Geofence",
-       "\(ReportRenderer.distanceText(mission.geofenceRadiusMeters)) + "
-        + "\(ReportRenderer.distanceText(report.exitMarginMeters)) margin"))
+      (
+        "Geofence",
+        "\(ReportRenderer.distanceText(mission.geofenceRadiusMeters)) + "
+          + "\(ReportRenderer.distanceText(report.exitMarginMeters)) margin"
+      ))
     for (key, value) in facts {
       out += "<g class=\"fact\" data-key=\"\(SVGText.escape(key.lowercased()))\">"
       out += "<text x=\"\(n(left))\" y=\"\(n(y))\" font-size=\"13\" fill=\"#666666\">"
@@ -126,7 +129,7 @@ extension ReportRenderer {
       y += 22
     }
     let radius = report.mission.geofenceRadiusMeters
-    if !report.track.isEmpty {
+    if report.track.count > 1 {
       entry("track", "Track (delivered fixes)") { c in
         "<path d=\"M\(n(c.x - 11)) \(n(c.y + 4))L\(n(c.x - 3)) \(n(c.y - 4))L\(n(c.x + 4)) "
           + "\(n(c.y + 3))L\(n(c.x + 11)) \(n(c.y - 3))\" fill=\"none\" stroke=\"#0072B2\" "

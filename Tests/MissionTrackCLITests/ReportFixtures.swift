@@ -38,12 +38,15 @@ enum ReportFixtures {
     let center = mission.coordinate
     var random = SplitMix64(seed: seed)
     func jitter(_ c: Coordinate, _ meters: Double) -> Coordinate {
-      offset(c, Double.random(in: 0..<360, using: &random), Double.random(in: 0...meters, using: &random))
+      offset(
+        c, Double.random(in: 0..<360, using: &random), Double.random(in: 0...meters, using: &random)
+      )
     }
     var raw: [Fix] = []
     var clock = 0.0
     var position = offset(center, 215, 560)
-    func walk(to target: Coordinate, speed: Double, every interval: Double = 2, record: Bool = true) {
+    func walk(to target: Coordinate, speed: Double, every interval: Double = 2, record: Bool = true)
+    {
       while position.distance(to: target) > speed * interval {
         position = offset(position, position.initialBearingDegrees(to: target), speed * interval)
         clock += interval
@@ -85,7 +88,8 @@ enum ReportFixtures {
     let radius = mission.geofenceRadiusMeters
     let margin = MissionReport.defaultExitMargin(radiusMeters: radius)
     var events: [TrackingEvent] = [
-      TrackingEvent(time: raw[0].time, missionID: mission.id, kind: .state(from: .accepted, to: .active))
+      TrackingEvent(
+        time: raw[0].time, missionID: mission.id, kind: .state(from: .accepted, to: .active))
     ]
     var delivered: [Fix] = []
     var inside = false
@@ -100,7 +104,8 @@ enum ReportFixtures {
         events.append(
           TrackingEvent(
             time: fix.time, missionID: mission.id,
-            kind: .source(.gap, detail: "gap of \(Int(fix.time.timeIntervalSince(previous.time))) s")))
+            kind: .source(
+              .gap, detail: "gap of \(Int(fix.time.timeIntervalSince(previous.time))) s")))
       }
       if !inside && distance <= radius {
         inside = true
@@ -113,7 +118,8 @@ enum ReportFixtures {
         if !arrived {
           arrived = true
           events.append(
-            TrackingEvent(time: fix.time, missionID: mission.id, kind: .state(from: .active, to: .arrived)))
+            TrackingEvent(
+              time: fix.time, missionID: mission.id, kind: .state(from: .active, to: .arrived)))
         }
       } else if inside && distance > radius + margin {
         inside = false

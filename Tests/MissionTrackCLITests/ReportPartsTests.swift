@@ -102,7 +102,8 @@ import Testing
           })
       }
       let limit = Int.random(in: 10...2000, using: &random)
-      let (thinned, spacing) = TrackThinner.thin(segments, minimumSpacing: 0.5, maximumPoints: limit)
+      let (thinned, spacing) = TrackThinner.thin(
+        segments, minimumSpacing: 0.5, maximumPoints: limit)
       let total = thinned.reduce(0) { $0 + $1.count }
       let floor = segments.reduce(0) { $0 + min($1.count, 2) }
       #expect(total <= max(limit, floor))
@@ -130,7 +131,8 @@ import Testing
     var placed: [LabelPlacer.Placement] = []
     for _ in 0..<200 {
       let point = PlanePoint(
-        x: Double.random(in: 150...250, using: &random), y: Double.random(in: 150...250, using: &random))
+        x: Double.random(in: 150...250, using: &random),
+        y: Double.random(in: 150...250, using: &random))
       if let label = placer.place("10:00:00", near: point, fontSize: 12, gap: 7) {
         placed.append(label)
       }
@@ -188,9 +190,16 @@ import Testing
     #expect(ReportRenderer.distanceText(1843) == "1.84 km")
     #expect(ReportRenderer.distanceText(12_345) == "12.3 km")
     #expect(ReportRenderer.clockText(ReportFixtures.t0.addingTimeInterval(303.4)) == "10:05:03")
-    #expect(ReportRenderer.wrap("one two three four", width: 9, maximumLines: 3) == ["one two", "three", "four"])
-    #expect(ReportRenderer.wrap("one two three four", width: 9, maximumLines: 2) == ["one two", "three\u{2026}"])
-    #expect(ReportRenderer.wrap("abcdefghijkl", width: 5, maximumLines: 3) == ["abcde", "fghij", "kl"])
+    #expect(
+      ReportRenderer.wrap("one two three four", width: 9, maximumLines: 3) == [
+        "one two", "three", "four",
+      ])
+    #expect(
+      ReportRenderer.wrap("one two three four", width: 9, maximumLines: 2) == [
+        "one two", "three\u{2026}",
+      ])
+    #expect(
+      ReportRenderer.wrap("abcdefghijkl", width: 5, maximumLines: 3) == ["abcde", "fghij", "kl"])
     #expect(ReportRenderer.wrap("", width: 5, maximumLines: 3).isEmpty)
   }
 }

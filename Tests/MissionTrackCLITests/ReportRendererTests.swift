@@ -18,7 +18,8 @@ import Testing
     _ coordinate: Coordinate, in svg: ParsedSVG, center: Coordinate
   ) -> (x: Double, y: Double) {
     let fence = svg.elements("circle", class: "fence")[0]
-    let scale = Double(svg.elements("g").first { $0.attributes["id"] == "map" }!.attributes["data-px-per-m"]!)!
+    let scale = Double(
+      svg.elements("g").first { $0.attributes["id"] == "map" }!.attributes["data-px-per-m"]!)!
     let cx = Double(fence.attributes["cx"]!)!
     let cy = Double(fence.attributes["cy"]!)!
     let distance = center.distance(to: coordinate)
@@ -58,10 +59,13 @@ import Testing
     // Time labels read HH:MM:SS and exist along the way.
     let labels = svg.elements("text", class: "time-label").map(\.text)
     #expect(labels.count >= 5)
-    #expect(labels.allSatisfy { $0.range(of: #"^\d\d:\d\d:\d\d$"#, options: .regularExpression) != nil })
+    #expect(
+      labels.allSatisfy { $0.range(of: #"^\d\d:\d\d:\d\d$"#, options: .regularExpression) != nil })
     #expect(labels.first == ReportRenderer.clockText(report.track[0].time))
     // Nothing that would fetch anything: no external references at all.
-    for forbidden in ["http://", "https://", "xlink:href", "<script", "<image", "@import", "url(http"] {
+    for forbidden in [
+      "http://", "https://", "xlink:href", "<script", "<image", "@import", "url(http",
+    ] {
       let occurrences = text.components(separatedBy: forbidden).count - 1
       let allowed = forbidden == "http://" ? 1 : 0  // the SVG namespace name only
       #expect(occurrences == allowed, "\(forbidden) occurs \(occurrences) times")
@@ -88,10 +92,15 @@ import Testing
     // moved aside on a leader line.
     var centers: [(x: Double, y: Double)] = []
     for element in svg.elements("g", class: "marker") where element.attributes["data-at"] != nil {
-      let index = svg.elements.firstIndex { $0.attributes["data-at"] == element.attributes["data-at"] }!
+      let index = svg.elements.firstIndex {
+        $0.attributes["data-at"] == element.attributes["data-at"]
+      }!
       let shape = ParsedSVG.points(svg.elements[index + 2].attributes["points"])
       centers.append(
-        (shape.map(\.x).reduce(0, +) / Double(shape.count), (shape.map(\.y).max()! + shape.map(\.y).min()!) / 2))
+        (
+          shape.map(\.x).reduce(0, +) / Double(shape.count),
+          (shape.map(\.y).max()! + shape.map(\.y).min()!) / 2
+        ))
     }
     #expect(centers.count == report.fenceEvents.count)
     for (i, a) in centers.enumerated() {
@@ -105,8 +114,10 @@ import Testing
   @Test func aFreeSpotIsFoundBesideOccupiedSymbols() {
     let p = PlanePoint(x: 100, y: 100)
     #expect(ReportRenderer.freeSpot(near: p, radius: 9, avoiding: []) == p)
-    #expect(ReportRenderer.freeSpot(near: p, radius: 9, avoiding: [(PlanePoint(x: 140, y: 100), 9)]) == p)
-    let moved = ReportRenderer.freeSpot(near: p, radius: 9, avoiding: [(PlanePoint(x: 102, y: 101), 9)])
+    #expect(
+      ReportRenderer.freeSpot(near: p, radius: 9, avoiding: [(PlanePoint(x: 140, y: 100), 9)]) == p)
+    let moved = ReportRenderer.freeSpot(
+      near: p, radius: 9, avoiding: [(PlanePoint(x: 102, y: 101), 9)])
     #expect(moved != p)
     #expect(abs(moved.distance(to: p) - 24) < 1e-9)
     #expect(moved.distance(to: PlanePoint(x: 102, y: 101)) >= 16)
@@ -176,7 +187,10 @@ import Testing
     ]
     let (_, svg) = render(MissionReport(mission: mission, track: track, events: events))
     let kinds = Set(svg.elements.compactMap { $0.attributes["data-kind"] })
-    #expect(kinds.isSuperset(of: ["track", "fence", "exit-margin", "mission-point", "start", "end", "enter", "exit"]))
+    #expect(
+      kinds.isSuperset(of: [
+        "track", "fence", "exit-margin", "mission-point", "start", "end", "enter", "exit",
+      ]))
     #expect(!kinds.contains("dwell"))
     #expect(!kinds.contains("crossed"))
     #expect(!kinds.contains("gap"))
@@ -204,11 +218,15 @@ import Testing
       let svg = ParsedSVG(text)
       #expect(svg.error == nil)
       #expect(svg.complete)
-      let titleText = svg.elements("text", class: "mission-title").map(\.text).joined(separator: " ")
+      let titleText = svg.elements("text", class: "mission-title").map(\.text).joined(
+        separator: " ")
       #expect(titleText == "Tom & Jerry's <\"shop\"> ]]> \u{FFFD}bell")
-      #expect(svg.elements("text", class: "mission-id").map(\.text).joined() == "Mission <id&\"1\">")
-      #expect(svg.elements("title").first?.text.hasPrefix("Mission <id&\"1\">: Tom & Jerry") == true)
-      #expect(svg.elements("text", class: "event-row").contains { $0.text.hasSuffix("<b>&nbsp;</b>") })
+      #expect(
+        svg.elements("text", class: "mission-id").map(\.text).joined() == "Mission <id&\"1\">")
+      #expect(
+        svg.elements("title").first?.text.hasPrefix("Mission <id&\"1\">: Tom & Jerry") == true)
+      #expect(
+        svg.elements("text", class: "event-row").contains { $0.text.hasSuffix("<b>&nbsp;</b>") })
     }
   }
 
@@ -219,7 +237,8 @@ import Testing
     #expect(svg.elements("polyline").isEmpty)
     #expect(svg.withClass("track-point").isEmpty)
     #expect(svg.elements("circle", class: "fence").count == 1)
-    #expect(svg.elements("text", class: "note").first?.text == "No fixes were recorded for this mission.")
+    #expect(
+      svg.elements("text", class: "note").first?.text == "No fixes were recorded for this mission.")
     #expect(svg.withClass("start").isEmpty)
     let kinds = Set(svg.elements.compactMap { $0.attributes["data-kind"] })
     #expect(!kinds.contains("track"))
@@ -239,6 +258,7 @@ import Testing
     try #require(dots.count == 1)
     #expect(svg.elements("g", class: "start").count == 1)
     #expect(svg.elements("g", class: "end").isEmpty)
+    #expect(!svg.elements.contains { $0.attributes["data-kind"] == "track" })
     let expected = expectedPagePoint(fix.coordinate, in: svg, center: mission.coordinate)
     #expect(abs(Double(dots[0].attributes["cx"]!)! - expected.x) <= 0.1)
     #expect(abs(Double(dots[0].attributes["cy"]!)! - expected.y) <= 0.1)
@@ -254,7 +274,9 @@ import Testing
   @Test func aTrackFarFromTheFenceIsFittedWithTheFence() throws {
     let mission = ReportFixtures.mission()
     let far = ReportFixtures.offset(mission.coordinate, 300, 8_000)
-    let track = (0..<20).map { ReportFixtures.fix(ReportFixtures.offset(far, 10, Double($0) * 50), Double($0) * 30) }
+    let track = (0..<20).map {
+      ReportFixtures.fix(ReportFixtures.offset(far, 10, Double($0) * 50), Double($0) * 30)
+    }
     let (_, svg) = render(MissionReport(mission: mission, track: track))
     let rect = mapRect(svg)
     let fence = svg.elements("circle", class: "fence")[0]
@@ -266,7 +288,9 @@ import Testing
     let points = ParsedSVG.points(svg.elements("polyline", class: "track")[0].attributes["points"])
     #expect(points.count == 20)
     for p in points {
-      #expect(p.x >= rect.minX + 20 && p.x <= rect.maxX - 20 && p.y >= rect.minY + 20 && p.y <= rect.maxY - 20)
+      #expect(
+        p.x >= rect.minX + 20 && p.x <= rect.maxX - 20 && p.y >= rect.minY + 20
+          && p.y <= rect.maxY - 20)
     }
     // The picture spans most of the map in one direction: it is fitted, not just contained.
     let xs = points.map(\.x) + [cx]
@@ -274,6 +298,8 @@ import Testing
     let spanX = xs.max()! - xs.min()!
     let spanY = ys.max()! - ys.min()!
     #expect(max(spanX / (rect.maxX - rect.minX), spanY / (rect.maxY - rect.minY)) > 0.7)
+    // The fence is tiny at this scale, so the mission point carries its name.
+    #expect(svg.elements("text", class: "mission-tag").map(\.text) == ["Mission M-7"])
   }
 
   @Test func aTrackAcrossTheAntimeridianStaysContinuous() throws {
@@ -310,7 +336,8 @@ import Testing
     var track: [Fix] = []
     for i in 0..<30_000 {
       heading += Double.random(in: -25...25, using: &random)
-      position = ReportFixtures.offset(position, heading, Double.random(in: 0.5...3, using: &random))
+      position = ReportFixtures.offset(
+        position, heading, Double.random(in: 0.5...3, using: &random))
       track.append(ReportFixtures.fix(position, Double(i)))
     }
     let (text, svg) = render(MissionReport(mission: mission, track: track))
@@ -322,7 +349,8 @@ import Testing
     #expect(points.count > 500)
     #expect(polylines[0].attributes["data-fixes"] == "30000")
     let first = expectedPagePoint(track[0].coordinate, in: svg, center: mission.coordinate)
-    let last = expectedPagePoint(track[track.count - 1].coordinate, in: svg, center: mission.coordinate)
+    let last = expectedPagePoint(
+      track[track.count - 1].coordinate, in: svg, center: mission.coordinate)
     #expect(abs(points[0].x - first.x) <= 0.1 && abs(points[0].y - first.y) <= 0.1)
     #expect(abs(points.last!.x - last.x) <= 0.1 && abs(points.last!.y - last.y) <= 0.1)
     #expect(text.utf8.count < 400_000)
@@ -348,7 +376,9 @@ import Testing
     let (_, svg) = render(report)
     var facts: [String: String] = [:]
     for group in svg.elements("g", class: "fact") {
-      let index = svg.elements.firstIndex { $0.attributes["data-key"] == group.attributes["data-key"] }!
+      let index = svg.elements.firstIndex {
+        $0.attributes["data-key"] == group.attributes["data-key"]
+      }!
       facts[group.attributes["data-key"]!] = svg.elements[index + 2].text
     }
     #expect(facts["state"] == "arrived")
@@ -370,9 +400,32 @@ import Testing
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("missiontrack-report-sample")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let mission = ReportFixtures.mission()
+    let far = ReportFixtures.offset(mission.coordinate, 300, 8_000)
+    var random = SplitMix64(seed: 1)
+    var position = far
+    var heading = 0.0
+    let long = (0..<20_000).map { i -> Fix in
+      heading += Double.random(in: -20...20, using: &random)
+      position = ReportFixtures.offset(position, heading, 1.5)
+      return ReportFixtures.fix(position, Double(i))
+    }
+    let dateLine = try Coordinate(latitude: -16.8, longitude: 179.999)
     let cases: [(String, MissionReport)] = [
       ("report.svg", ReportFixtures.walkingReport()),
       ("empty.svg", MissionReport(mission: ReportFixtures.mission(title: "A & <b>"), track: [])),
+      ("single.svg", MissionReport(mission: mission, track: [ReportFixtures.fix(far, 0)])),
+      ("far-long.svg", MissionReport(mission: mission, track: long)),
+      (
+        "antimeridian.svg",
+        MissionReport(
+          mission: ReportFixtures.mission(at: dateLine),
+          track: (0..<40).map { i in
+            let along = Double(i - 20) * 12
+            return ReportFixtures.fix(
+              ReportFixtures.offset(dateLine, along < 0 ? 260 : 80, abs(along)), Double(i) * 9)
+          })
+      ),
     ]
     for (name, report) in cases {
       let url = directory.appendingPathComponent(name)
@@ -384,10 +437,12 @@ import Testing
       process.standardError = errors
       try process.run()
       process.waitUntilExit()
-      let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      let message = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       #expect(process.terminationStatus == 0, "\(name): \(message)")
     }
     let html = directory.appendingPathComponent("report.html")
-    try renderer.html(ReportFixtures.walkingReport()).write(to: html, atomically: true, encoding: .utf8)
+    try renderer.html(ReportFixtures.walkingReport()).write(
+      to: html, atomically: true, encoding: .utf8)
   }
 }
