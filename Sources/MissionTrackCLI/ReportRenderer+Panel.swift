@@ -46,7 +46,14 @@ extension ReportRenderer {
     y += 6
 
     // Facts, key and value columns.
-    var facts: [(String, String)] = [("State", mission.state.rawValue)]
+    var facts: [(String, String)] = [
+      ("State", mission.state.rawValue),
+      (
+        "Point",
+        String(
+          format: "%.5f, %.5f", mission.coordinate.latitude, mission.coordinate.longitude)
+      ),
+    ]
     if let start = report.startTime { facts.append(("Start", ReportRenderer.dateTimeText(start))) }
     if let end = report.endTime { facts.append(("End", ReportRenderer.dateTimeText(end))) }
     if let start = report.startTime, let end = report.endTime {

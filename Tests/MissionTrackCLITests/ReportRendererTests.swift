@@ -72,6 +72,17 @@ import Testing
     }
   }
 
+  @Test func theWellFormednessCheckCatchesTruncatedOutput() {
+    // XMLParser on Linux may accept a cut-off document; ParsedSVG must not.
+    let text = renderer.svg(ReportFixtures.walkingReport())
+    for fraction in [0.1, 0.5, 0.9, 0.999] {
+      let cut = String(text.prefix(Int(Double(text.count) * fraction)))
+      #expect(!ParsedSVG(cut).complete, "accepted \(fraction) of the document")
+    }
+    #expect(!ParsedSVG(text.replacingOccurrences(of: "</svg>\n", with: "")).complete)
+    #expect(ParsedSVG(text).complete)
+  }
+
   @Test func eachFenceEventGetsOneMarkerAtItsPlaceOnTheTrack() throws {
     let report = ReportFixtures.walkingReport()
     let (_, svg) = render(report)
@@ -382,6 +393,7 @@ import Testing
       facts[group.attributes["data-key"]!] = svg.elements[index + 2].text
     }
     #expect(facts["state"] == "arrived")
+    #expect(facts["point"] == "59.85860, 17.63890")
     #expect(facts["fixes"] == "\(report.track.count) delivered")
     #expect(facts["start"] == "2024-05-01 10:00:02")
     #expect(facts["arrival"] == ReportRenderer.dateTimeText(report.arrivalTime!))
