@@ -38,9 +38,4 @@ struct MapFrame: Sendable {
       x: left + width / 2 + (point.x - centerMeters.x) * pixelsPerMeter,
       y: top + height / 2 - (point.y - centerMeters.y) * pixelsPerMeter)
   }
-
-  /// Whether the page point lies inside the map rectangle.
-  func contains(_ point: PlanePoint) -> Bool {
-    point.x >= left && point.x <= left + width && point.y >= top && point.y <= top + height
-  }
 }

@@ -2,6 +2,13 @@ import Foundation
 import MissionTracking
 
 extension MissionReport {
+  /// The fence radius to draw, in metres: the mission's, or 0 when it is negative or not a
+  /// number (a bad row must still give a picture).
+  var fenceRadiusMeters: Double {
+    let radius = mission.geofenceRadiusMeters
+    return radius.isFinite ? max(radius, 0) : 0
+  }
+
   /// Time of the first delivered fix, or of the first event when there is no track.
   var startTime: Date? { track.first?.time ?? events.first?.time }
 

@@ -31,7 +31,8 @@ struct MissionReport: Sendable {
     self.events = events.filter { $0.missionID == mission.id }.sorted { $0.time < $1.time }
     let margin =
       exitMarginMeters
-      ?? MissionReport.defaultExitMargin(radiusMeters: mission.geofenceRadiusMeters)
+      ?? MissionReport.defaultExitMargin(
+        radiusMeters: mission.geofenceRadiusMeters.isFinite ? mission.geofenceRadiusMeters : 0)
     self.exitMarginMeters = margin.isFinite ? max(0, margin) : 0
   }
 

@@ -11,7 +11,7 @@ extension ReportRenderer {
   func layoutMap(_ report: MissionReport) -> ReportMapLayout {
     let projection = LocalProjection(center: report.mission.coordinate)
     let plane = report.track.map { projection.project($0.coordinate) }
-    let radius = max(report.mission.geofenceRadiusMeters, 0)
+    let radius = report.fenceRadiusMeters
     // The fence with its margin, and some land around it so it never fills the map edge to
     // edge.
     let outer = (radius + report.exitMarginMeters) * 1.35
@@ -102,7 +102,7 @@ extension ReportRenderer {
 
     // Geofence and exit margin.
     let center = map.missionPoint
-    let radius = max(report.mission.geofenceRadiusMeters, 0)
+    let radius = report.fenceRadiusMeters
     out += "<circle class=\"exit-margin\" cx=\"\(n(center.x))\" cy=\"\(n(center.y))\" "
     out += "r=\"\(n((radius + report.exitMarginMeters) * scale))\" fill=\"none\" "
     out += "stroke=\"#007a5a\" stroke-width=\"1.5\" stroke-dasharray=\"7 5\"/>\n"
@@ -352,7 +352,7 @@ extension ReportRenderer {
     let n = SVGText.number
     let rect = mapRect
     let outer =
-      (max(report.mission.geofenceRadiusMeters, 0) + report.exitMarginMeters)
+      (report.fenceRadiusMeters + report.exitMarginMeters)
       * map.frame.pixelsPerMeter
     var y = map.missionPoint.y + outer + 30
     if y > rect.top + rect.height - 60 { y = map.missionPoint.y - outer - 20 }

@@ -69,7 +69,7 @@ extension ReportRenderer {
     facts.append(
       (
         "Geofence",
-        "\(ReportRenderer.distanceText(mission.geofenceRadiusMeters)) + "
+        "\(ReportRenderer.distanceText(report.fenceRadiusMeters)) + "
           + "\(ReportRenderer.distanceText(report.exitMarginMeters)) margin"
       ))
     for (key, value) in facts {
@@ -135,7 +135,7 @@ extension ReportRenderer {
       out += "\(SVGText.escape(label))</text></g>\n"
       y += 22
     }
-    let radius = report.mission.geofenceRadiusMeters
+    let radius = report.fenceRadiusMeters
     if report.track.count > 1 {
       entry("track", "Track (delivered fixes)") { c in
         "<path d=\"M\(n(c.x - 11)) \(n(c.y + 4))L\(n(c.x - 3)) \(n(c.y - 4))L\(n(c.x + 4)) "

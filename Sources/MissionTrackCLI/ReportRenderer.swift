@@ -66,6 +66,7 @@ struct ReportRenderer: Sendable {
       """
   }
 
+  /// `Mission ID: title`, for the SVG `<title>` and the HTML page title (not escaped).
   func documentTitle(_ report: MissionReport) -> String {
     let title = report.mission.title.isEmpty ? "" : ": \(report.mission.title)"
     return "Mission \(report.mission.id)\(title)"

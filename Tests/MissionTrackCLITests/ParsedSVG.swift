@@ -29,7 +29,9 @@ struct ParsedSVG {
     parser.delegate = delegate
     let ok = parser.parse()
     elements = delegate.elements
-    complete = ok && delegate.closedRoot && delegate.endedDocument && delegate.stack.isEmpty
+    complete =
+      ok && parser.parserError == nil && delegate.closedRoot && delegate.endedDocument
+      && delegate.stack.isEmpty
     if !ok { error = parser.parserError.map { "\($0)" } ?? "parse failed" }
     if ok && !complete { error = "document ended early (root closed: \(delegate.closedRoot))" }
   }

@@ -259,6 +259,24 @@ import Testing
     #expect(r > 200 && r < 776 / 2)
   }
 
+  @Test(arguments: [Double.nan, -5, 0, .infinity])
+  func aBadOrZeroRadiusStillGivesAPicture(radius: Double) throws {
+    let mission = ReportFixtures.mission(radius: radius)
+    let track = [
+      ReportFixtures.fix(ReportFixtures.offset(mission.coordinate, 10, 40), 0),
+      ReportFixtures.fix(ReportFixtures.offset(mission.coordinate, 100, 40), 30),
+    ]
+    let (text, svg) = render(MissionReport(mission: mission, track: track))
+    #expect(svg.complete)
+    #expect(!text.contains("nan") && !text.contains("inf"))
+    #expect(svg.elements("circle", class: "fence")[0].attributes["r"] == "0")
+    #expect(svg.elements("circle", class: "exit-margin")[0].attributes["r"] != "0")
+    let points = ParsedSVG.points(svg.elements("polyline", class: "track")[0].attributes["points"])
+    #expect(points.count == 2)
+    // Fitted: the two fixes 80 m apart are far apart on the page.
+    #expect(hypot(points[0].x - points[1].x, points[0].y - points[1].y) > 200)
+  }
+
   @Test func aSingleFixIsADotWithAStartMarker() throws {
     let mission = ReportFixtures.mission()
     let fix = ReportFixtures.fix(ReportFixtures.offset(mission.coordinate, 90, 200), 0)
