@@ -36,6 +36,24 @@ struct MissionReport: Sendable {
     self.exitMarginMeters = margin.isFinite ? max(0, margin) : 0
   }
 
+  /// Creates a report model whose track is the fixes of the `fix` events: the tracker emits
+  /// one for every delivered fix, so the event log alone is enough.
+  ///
+  /// - Parameters:
+  ///   - mission: The mission.
+  ///   - events: Tracking events, `fix` events included.
+  ///   - exitMarginMeters: The exit margin; `nil` means the default.
+  init(mission: Mission, events: [TrackingEvent], exitMarginMeters: Double? = nil) {
+    let track = events.compactMap { event -> Fix? in
+      guard event.missionID == mission.id, case .fix(let fix, _, _) = event.kind else {
+        return nil
+      }
+      return fix
+    }
+    self.init(
+      mission: mission, track: track, events: events, exitMarginMeters: exitMarginMeters)
+  }
+
   /// The default exit margin for a fence of `radiusMeters`: max(20 m, 20 % of the radius).
   static func defaultExitMargin(radiusMeters: Double) -> Double {
     max(20, 0.2 * radiusMeters)

@@ -165,6 +165,17 @@ import Testing
     #expect(ReportFormat(path: "report") == nil)
   }
 
+  @Test func theTrackCanComeFromTheFixEventsAlone() {
+    let full = ReportFixtures.walkingReport()
+    let fromEvents = MissionReport(mission: full.mission, events: full.events)
+    #expect(fromEvents.track == full.track)
+    #expect(fromEvents.events.count == full.events.count)
+    #expect(ReportRenderer().svg(fromEvents) == ReportRenderer().svg(full))
+    let other = MissionReport(
+      mission: Mission(id: "other", coordinate: ReportFixtures.uppsala), events: full.events)
+    #expect(other.track.isEmpty && other.events.isEmpty)
+  }
+
   @Test func exitMarginDefaultsToTwentyMetresOrTwentyPercent() {
     #expect(MissionReport.defaultExitMargin(radiusMeters: 50) == 20)
     #expect(MissionReport.defaultExitMargin(radiusMeters: 100) == 20)

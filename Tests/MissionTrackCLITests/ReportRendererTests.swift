@@ -62,6 +62,22 @@ import Testing
     #expect(
       labels.allSatisfy { $0.range(of: #"^\d\d:\d\d:\d\d$"#, options: .regularExpression) != nil })
     #expect(labels.first == ReportRenderer.clockText(report.track[0].time))
+    // Their boxes (estimated as the placer does) do not overlap each other or a marker.
+    var boxes: [LabelPlacer.Box] = []
+    for label in svg.elements("text", class: "time-label") {
+      let x = Double(label.attributes["x"]!)!
+      let y = Double(label.attributes["y"]!)!
+      let width = SVGText.estimatedWidth(label.text, fontSize: 12)
+      let left = label.attributes["text-anchor"] == "end" ? x - width : x
+      boxes.append(LabelPlacer.Box(minX: left, minY: y - 9.6, maxX: left + width, maxY: y + 3))
+    }
+    for (i, a) in boxes.enumerated() {
+      for b in boxes[(i + 1)...] { #expect(!a.intersects(b)) }
+      for marker in svg.elements("g", class: "marker") {
+        guard let at = ParsedSVG.points(marker.attributes["data-at"]).first else { continue }
+        #expect(!a.contains(PlanePoint(x: at.x, y: at.y)))
+      }
+    }
     // Nothing that would fetch anything: no external references at all.
     for forbidden in [
       "http://", "https://", "xlink:href", "<script", "<image", "@import", "url(http",
