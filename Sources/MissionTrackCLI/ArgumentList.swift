@@ -22,12 +22,15 @@ public struct ArgumentList: Sendable {
   /// Removes `name VALUE` (or `name=VALUE`) and returns the value, or nil when absent.
   /// - Throws: `CLIError.usage` when the flag is last with no value.
   public mutating func option(_ name: String) throws(CLIError) -> String? {
-    if let index = items.firstIndex(where: { $0.hasPrefix(name + "=") }) {
+    // The first occurrence in either spelling, so that repeated options keep their order.
+    guard let index = items.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else {
+      return nil
+    }
+    if items[index] != name {
       let value = String(items[index].dropFirst(name.count + 1))
       items.remove(at: index)
       return value
     }
-    guard let index = items.firstIndex(of: name) else { return nil }
     guard index + 1 < items.count else { throw .usage("\(name) needs a value") }
     let value = items[index + 1]
     items.removeSubrange(index...(index + 1))

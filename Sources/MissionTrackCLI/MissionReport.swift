@@ -1,0 +1,61 @@
+import Foundation
+import MissionTracking
+
+/// What a mission report shows: the mission, the track that was delivered for it and the
+/// events the tracker reported, ready for `ReportRenderer`.
+struct MissionReport: Sendable {
+  /// The mission: its point, geofence radius, title, reward, state.
+  var mission: Mission
+  /// The delivered fixes (after cleaning and the distance filter), in time order.
+  var track: [Fix]
+  /// The mission's events (fence transitions, lifecycle, source news); events of other
+  /// missions are ignored.
+  var events: [TrackingEvent]
+  /// The geofence exit margin in metres: the worker has left only beyond radius + margin.
+  var exitMarginMeters: Double
+
+  /// Creates a report model.
+  ///
+  /// - Parameters:
+  ///   - mission: The mission.
+  ///   - track: Delivered fixes; sorted by time here (stable, so equal times keep order).
+  ///   - events: Tracking events; only those whose `missionID` is the mission's are kept.
+  ///   - exitMarginMeters: The exit margin; `nil` means the default of DESIGN.md §2,
+  ///     max(20 m, 20 % of the radius).
+  init(
+    mission: Mission, track: [Fix], events: [TrackingEvent] = [],
+    exitMarginMeters: Double? = nil
+  ) {
+    self.mission = mission
+    self.track = track.sorted { $0.time < $1.time }
+    self.events = events.filter { $0.missionID == mission.id }.sorted { $0.time < $1.time }
+    let margin =
+      exitMarginMeters
+      ?? MissionReport.defaultExitMargin(
+        radiusMeters: mission.geofenceRadiusMeters.isFinite ? mission.geofenceRadiusMeters : 0)
+    self.exitMarginMeters = margin.isFinite ? max(0, margin) : 0
+  }
+
+  /// Creates a report model whose track is the fixes of the `fix` events: the tracker emits
+  /// one for every delivered fix, so the event log alone is enough.
+  ///
+  /// - Parameters:
+  ///   - mission: The mission.
+  ///   - events: Tracking events, `fix` events included.
+  ///   - exitMarginMeters: The exit margin; `nil` means the default.
+  init(mission: Mission, events: [TrackingEvent], exitMarginMeters: Double? = nil) {
+    let track = events.compactMap { event -> Fix? in
+      guard event.missionID == mission.id, case .fix(let fix, _, _) = event.kind else {
+        return nil
+      }
+      return fix
+    }
+    self.init(
+      mission: mission, track: track, events: events, exitMarginMeters: exitMarginMeters)
+  }
+
+  /// The default exit margin for a fence of `radiusMeters`: max(20 m, 20 % of the radius).
+  static func defaultExitMargin(radiusMeters: Double) -> Double {
+    max(20, 0.2 * radiusMeters)
+  }
+}

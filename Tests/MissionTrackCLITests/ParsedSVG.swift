@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// An SVG document read back with Foundation's `XMLParser`: every element with its attributes
+/// and direct text, and whether the parser really reached the closing `</svg>`.
+struct ParsedSVG {
+  struct Element {
+    var name: String
+    var attributes: [String: String]
+    var text: String
+    /// Names of the enclosing elements, outermost first.
+    var ancestors: [String]
+    /// Class attributes of the enclosing elements.
+    var ancestorClasses: [String]
+  }
+
+  var elements: [Element] = []
+  var error: String?
+  /// True only when the root `svg` element was closed and the document ended: on Linux
+  /// `XMLParser` may report success on truncated input, so this is checked separately.
+  var complete = false
+
+  init(_ text: String) {
+    let delegate = Delegate()
+    let parser = XMLParser(data: Data(text.utf8))
+    parser.delegate = delegate
+    let ok = parser.parse()
+    elements = delegate.elements
+    complete =
+      ok && parser.parserError == nil && delegate.closedRoot && delegate.endedDocument
+      && delegate.stack.isEmpty
+    if !ok { error = parser.parserError.map { "\($0)" } ?? "parse failed" }
+    if ok && !complete { error = "document ended early (root closed: \(delegate.closedRoot))" }
+  }
+
+  /// Elements named `name` whose class list contains `cssClass` (when given).
+  func elements(_ name: String, class cssClass: String? = nil) -> [Element] {
+    elements.filter { element in
+      guard element.name == name else { return false }
+      guard let cssClass else { return true }
+      return (element.attributes["class"] ?? "").split(separator: " ").contains(Substring(cssClass))
+    }
+  }
+
+  /// Elements anywhere whose class list contains `cssClass`.
+  func withClass(_ cssClass: String) -> [Element] {
+    elements.filter {
+      ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(cssClass))
+    }
+  }
+
+  /// The `points` attribute parsed into pairs.
+  static func points(_ attribute: String?) -> [(x: Double, y: Double)] {
+    (attribute ?? "").split(separator: " ").compactMap { pair in
+      let parts = pair.split(separator: ",")
+      guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {
+        return nil
+      }
+      return (x, y)
+    }
+  }
+
+  private final class Delegate: NSObject, XMLParserDelegate {
+    var elements: [Element] = []
+    var stack: [Int] = []
+    var closedRoot = false
+    var endedDocument = false
+
+    func parser(
+      _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+      qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+      let ancestors = stack.map { elements[$0].name }
+      let classes = stack.compactMap { elements[$0].attributes["class"] }
+      elements.append(
+        Element(
+          name: elementName, attributes: attributes, text: "", ancestors: ancestors,
+          ancestorClasses: classes))
+      stack.append(elements.count - 1)
+    }
+
+    func parser(
+      _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+      qualifiedName: String?
+    ) {
+      stack.removeLast()
+      if elementName == "svg" && stack.isEmpty { closedRoot = true }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+      if let top = stack.last { elements[top].text += string }
+    }
+
+    func parserDidEndDocument(_ parser: XMLParser) { endedDocument = true }
+  }
+}
