@@ -63,16 +63,35 @@ extension NMEADecoder {
       }
       return false
     }
-    if let open = epoch, open.timeOfDayMicros == time { return true }
-    closeEpoch(into: &fixes)
-    epoch = NMEAEpoch(timeOfDayMicros: time, line: lineNumber)
+    if current >= 0, openEpochs[current].timeOfDayMicros == time { return true }
+    if let index = openEpochs.firstIndex(where: { $0.timeOfDayMicros == time }) {
+      current = index
+      return true
+    }
+    // Sentences of one epoch may arrive after those of the next (out-of-order logs), so an
+    // epoch stays open until `maximumOpenEpochs` newer ones have opened.
+    if openEpochs.count >= NMEADecoder.maximumOpenEpochs {
+      closeEpochs(through: 0, into: &fixes)
+    }
+    openEpochs.append(NMEAEpoch(timeOfDayMicros: time, line: lineNumber))
+    current = openEpochs.count - 1
     return true
   }
 
+  /// Closes the open epochs `0...index` in arrival order.
+  mutating func closeEpochs(through index: Int, into fixes: inout [Fix]) {
+    for i in 0...index { close(openEpochs[i], into: &fixes) }
+    openEpochs.removeFirst(index + 1)
+    current = openEpochs.count - 1
+  }
+
+  /// Closes every open epoch (end of input).
+  mutating func closeAllEpochs(into fixes: inout [Fix]) {
+    if !openEpochs.isEmpty { closeEpochs(through: openEpochs.count - 1, into: &fixes) }
+  }
+
   /// Turns the open epoch into a fix (or keeps it until a date is known).
-  mutating func closeEpoch(into fixes: inout [Fix]) {
-    guard let closing = epoch else { return }
-    epoch = nil
+  private mutating func close(_ closing: NMEAEpoch, into fixes: inout [Fix]) {
     guard closing.hasPosition || closing.day != nil else { return }
     let before = fixes.count
     if let day = dates.day(for: closing.timeOfDayMicros, own: closing.day) {
@@ -88,7 +107,7 @@ extension NMEADecoder {
 
   /// Marks the open epoch as having no fix and counts the sentence.
   private mutating func noFix() {
-    epoch?.hasPosition = false
+    if current >= 0 { openEpochs[current].hasPosition = false }
     statistics.skip("no fix")
   }
 
@@ -111,9 +130,9 @@ extension NMEADecoder {
       try reject("bad longitude", detail: "\(f.text(index + 2)),\(f.text(index + 3))")
       return false
     }
-    epoch?.latitude = latitude
-    epoch?.longitude = longitude
-    epoch?.hasPosition = true
+    openEpochs[current].latitude = latitude
+    openEpochs[current].longitude = longitude
+    openEpochs[current].hasPosition = true
     return true
   }
 
@@ -136,7 +155,7 @@ extension NMEADecoder {
     guard try enterEpoch(f, timeField: 1, into: &fixes) else { return }
     if !f.isEmpty(9) {
       if let day = date(f, at: 9) {
-        epoch?.day = day
+        openEpochs[current].day = day
       } else {
         statistics.warn("bad date")
       }
@@ -148,10 +167,10 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 3) else { return }
-    if let knots = f.double(7) { epoch?.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
-    if let course = f.double(8) { epoch?.courseDegrees = course }
+    if let knots = f.double(7) { openEpochs[current].speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
+    if let course = f.double(8) { openEpochs[current].courseDegrees = course }
     if mode == UInt8(ascii: "D") || mode == UInt8(ascii: "R") || mode == UInt8(ascii: "F") {
-      epoch?.differential = true
+      openEpochs[current].differential = true
     }
   }
 
@@ -164,12 +183,12 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 2) else { return }
-    if quality == 2 || quality == 4 || quality == 5 { epoch?.differential = true }
-    if let satellites = f.int(7) { epoch?.satellitesUsed = satellites }
-    if let hdop = f.double(8) { epoch?.hdop = hdop }
+    if quality == 2 || quality == 4 || quality == 5 { openEpochs[current].differential = true }
+    if let satellites = f.int(7) { openEpochs[current].satellitesUsed = satellites }
+    if let hdop = f.double(8) { openEpochs[current].hdop = hdop }
     if let altitude = f.double(9) {
-      epoch?.altitudeMeters = altitude
-      epoch?.hasAltitudeSolution = true
+      openEpochs[current].altitudeMeters = altitude
+      openEpochs[current].hasAltitudeSolution = true
     }
   }
 
@@ -201,34 +220,34 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 2) else { return }
-    if differential { epoch?.differential = true }
-    if let satellites = f.int(7) { epoch?.satellitesUsed = satellites }
-    if let hdop = f.double(8) { epoch?.hdop = hdop }
+    if differential { openEpochs[current].differential = true }
+    if let satellites = f.int(7) { openEpochs[current].satellitesUsed = satellites }
+    if let hdop = f.double(8) { openEpochs[current].hdop = hdop }
     if let altitude = f.double(9) {
-      epoch?.altitudeMeters = altitude
-      epoch?.hasAltitudeSolution = true
+      openEpochs[current].altitudeMeters = altitude
+      openEpochs[current].hasAltitudeSolution = true
     }
   }
 
   /// GSA: fix type (2D/3D) and HDOP for the open epoch. A GSA "no fix" does not cancel a
   /// position that RMC/GGA reported valid.
   private mutating func gsa(_ f: NMEAFields) {
-    guard epoch != nil else {
+    guard current >= 0 else {
       statistics.skip("no epoch open")
       return
     }
     switch f.int(2) {
-    case 2: epoch?.gsaMode = .twoD
-    case 3: epoch?.gsaMode = .threeD
+    case 2: openEpochs[current].gsaMode = .twoD
+    case 3: openEpochs[current].gsaMode = .threeD
     default: break
     }
-    if let hdop = f.double(16) { epoch?.hdop = hdop }
+    if let hdop = f.double(16) { openEpochs[current].hdop = hdop }
   }
 
   /// VTG: course (true) and speed, in the NMEA 2.x layout (`c,T,m,M,s,N,k,K,mode`) or the
   /// old one (`c,m,s,k`). Mode `N` (not valid) is ignored.
   private mutating func vtg(_ f: NMEAFields) {
-    guard epoch != nil else {
+    guard current >= 0 else {
       statistics.skip("no epoch open")
       return
     }
@@ -245,8 +264,8 @@ extension NMEADecoder {
       course = f.double(1)
       knots = f.double(3)
     }
-    if let course { epoch?.courseDegrees = course }
-    if let knots { epoch?.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
+    if let course { openEpochs[current].courseDegrees = course }
+    if let knots { openEpochs[current].speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
   }
 
   /// ZDA: time, day, month, four-digit year (which also sets the century of later RMCs).
@@ -260,14 +279,14 @@ extension NMEADecoder {
       return
     }
     century = year / 100 * 100
-    epoch?.day = UTCTime.daysFromCivil(year: year, month: month, day: day)
+    openEpochs[current].day = UTCTime.daysFromCivil(year: year, month: month, day: day)
   }
 
   /// GST: pseudorange error statistics; σ latitude and σ longitude give 2DRMS accuracy.
   private mutating func gst(_ f: NMEAFields, into fixes: inout [Fix]) throws(TraceError) {
     guard try enterEpoch(f, timeField: 1, into: &fixes) else { return }
     guard let sigmaLatitude = f.double(6), let sigmaLongitude = f.double(7) else { return }
-    epoch?.gstHorizontalMeters =
+    openEpochs[current].gstHorizontalMeters =
       2 * (sigmaLatitude * sigmaLatitude + sigmaLongitude * sigmaLongitude).squareRoot()
   }
 }

@@ -55,8 +55,15 @@ public struct NMEADecoder: TraceDecoder {
   /// Field offsets of the current sentence, reused.
   var bounds: [Int32] = []
 
-  var epoch: NMEAEpoch?
-  /// GSA/VTG values seen before any timed sentence opened an epoch.
+  /// Epochs still open, in arrival order: normally one; more while sentences arrive out of
+  /// time order (a late RMC of the previous epoch), at most `maximumOpenEpochs`.
+  var openEpochs: [NMEAEpoch] = []
+  /// The index in `openEpochs` of the epoch the last timed sentence belonged to; GSA and VTG
+  /// join it. -1 when none is open.
+  var current = -1
+  /// The most epochs kept open at once.
+  static let maximumOpenEpochs = 3
+  /// Gives epochs their calendar day.
   var dates: NMEADateCarrier
   /// Century for two-digit years, once a ZDA told it.
   var century: Int?
@@ -79,6 +86,7 @@ public struct NMEADecoder: TraceDecoder {
     }
     dates = NMEADateCarrier(fallbackDay: fallbackDay)
     bounds.reserveCapacity(64)
+    openEpochs.reserveCapacity(NMEADecoder.maximumOpenEpochs + 1)
   }
 
   /// Decodes `chunk` and appends the fixes of every epoch it completes to `fixes`.
@@ -114,7 +122,7 @@ public struct NMEADecoder: TraceDecoder {
   /// - Throws: `TraceError` for a bad last record in strict mode.
   public mutating func finish(into fixes: inout [Fix]) throws(TraceError) {
     if !carry.isEmpty || discardingLongLine { try flushCarry(into: &fixes) }
-    closeEpoch(into: &fixes)
+    closeAllEpochs(into: &fixes)
     let undated = dates.dropPending() + dates.droppedUndated
     if undated > 0 {
       statistics.skipped["no date (use --date)", default: 0] += undated

@@ -142,9 +142,11 @@ struct NMEAFields {
   /// `ddmm.mmmm` (latitude, `degreeDigits` 2) or `dddmm.mmmm` (longitude, 3) with its
   /// hemisphere letter in the next field, in signed degrees.
   ///
-  /// Computed as gpsd's regression output rounds it: total minutes (degrees × 60 + minutes,
-  /// fraction included) as one exact integer, divided once by 60 × 10^digits, so `%.9f`
-  /// prints the same digits as gpsd's `.chk` files. At most 11 fraction digits are used.
+  /// Computed the way gpsd's output rounds: whole minutes (degrees × 60 + minutes) as an
+  /// integer, plus the correctly rounded fraction of a minute, divided by 60 —
+  /// `(2494 + 0.49941239) / 60` for `4134.49941239`. `%.9f` of the result prints the same
+  /// digits as gpsd's `.chk` files, even for 8-decimal minutes where `deg + min / 60` differs
+  /// in the 9th decimal. At most 11 fraction digits are used (0.2 µm).
   /// - Returns: nil when empty; `.nan` when malformed (bad digits, minutes ≥ 60, bad letter).
   func degrees(_ index: Int, negativeLetter: UInt8, positiveLetter: UInt8) -> Double? {
     let r = range(index)
@@ -179,10 +181,8 @@ struct NMEAFields {
     let wholeDegrees = whole / 100
     let wholeMinutes = whole % 100
     guard wholeMinutes < 60 else { return .nan }
-    var scale: Int64 = 1
-    for _ in 0..<fractionDigits { scale *= 10 }
-    let totalMinutes = (wholeDegrees * 60 + wholeMinutes) * scale + fraction
-    let value = Double(totalMinutes) / (60 * Double(scale))
+    let minutesFraction = Double(fraction) / NMEAFields.powersOfTen[fractionDigits]
+    let value = (Double(wholeDegrees * 60 + wholeMinutes) + minutesFraction) / 60
     return hemisphere == negativeLetter ? -value : value
   }
 }
