@@ -127,7 +127,7 @@ enum NaiveNMEAParser {
       let data = handle.readData(ofLength: 1 << 20)
       if data.isEmpty { break }
       let text = pending + String(decoding: data, as: UTF8.self)
-      var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+      var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
       pending = String(lines.removeLast())
       for line in lines {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -63,31 +63,42 @@ extension NMEADecoder {
       }
       return false
     }
-    if current >= 0, openEpochs[current].timeOfDayMicros == time { return true }
-    if let index = openEpochs.firstIndex(where: { $0.timeOfDayMicros == time }) {
-      current = index
+    if hasEpoch && epoch.timeOfDayMicros == time { return true }
+    if let index = olderEpochs.firstIndex(where: { $0.timeOfDayMicros == time }) {
+      // A late sentence of an earlier epoch: make that epoch current again.
+      let resumed = olderEpochs.remove(at: index)
+      let insertion =
+        olderEpochs.firstIndex { $0.sequence > epoch.sequence } ?? olderEpochs.count
+      olderEpochs.insert(epoch, at: insertion)
+      epoch = resumed
       return true
     }
     // Sentences of one epoch may arrive after those of the next (out-of-order logs), so an
-    // epoch stays open until `maximumOpenEpochs` newer ones have opened.
-    if openEpochs.count >= NMEADecoder.maximumOpenEpochs {
-      closeEpochs(through: 0, into: &fixes)
+    // epoch stays open until `maximumOpenEpochs - 1` newer ones have opened.
+    if hasEpoch {
+      let insertion =
+        olderEpochs.firstIndex { $0.sequence > epoch.sequence } ?? olderEpochs.count
+      olderEpochs.insert(epoch, at: insertion)
     }
-    openEpochs.append(NMEAEpoch(timeOfDayMicros: time, line: lineNumber))
-    current = openEpochs.count - 1
+    if olderEpochs.count >= NMEADecoder.maximumOpenEpochs {
+      close(olderEpochs.removeFirst(), into: &fixes)
+    }
+    epochSequence += 1
+    epoch = NMEAEpoch(timeOfDayMicros: time, line: lineNumber, sequence: epochSequence)
+    hasEpoch = true
     return true
   }
 
-  /// Closes the open epochs `0...index` in arrival order.
-  mutating func closeEpochs(through index: Int, into fixes: inout [Fix]) {
-    for i in 0...index { close(openEpochs[i], into: &fixes) }
-    openEpochs.removeFirst(index + 1)
-    current = openEpochs.count - 1
-  }
-
-  /// Closes every open epoch (end of input).
+  /// Closes every open epoch in arrival order (end of input).
   mutating func closeAllEpochs(into fixes: inout [Fix]) {
-    if !openEpochs.isEmpty { closeEpochs(through: openEpochs.count - 1, into: &fixes) }
+    if hasEpoch {
+      let insertion =
+        olderEpochs.firstIndex { $0.sequence > epoch.sequence } ?? olderEpochs.count
+      olderEpochs.insert(epoch, at: insertion)
+      hasEpoch = false
+    }
+    for open in olderEpochs { close(open, into: &fixes) }
+    olderEpochs.removeAll()
   }
 
   /// Turns the open epoch into a fix (or keeps it until a date is known).
@@ -107,7 +118,7 @@ extension NMEADecoder {
 
   /// Marks the open epoch as having no fix and counts the sentence.
   private mutating func noFix() {
-    if current >= 0 { openEpochs[current].hasPosition = false }
+    if hasEpoch { epoch.hasPosition = false }
     statistics.skip("no fix")
   }
 
@@ -130,9 +141,9 @@ extension NMEADecoder {
       try reject("bad longitude", detail: "\(f.text(index + 2)),\(f.text(index + 3))")
       return false
     }
-    openEpochs[current].latitude = latitude
-    openEpochs[current].longitude = longitude
-    openEpochs[current].hasPosition = true
+    epoch.latitude = latitude
+    epoch.longitude = longitude
+    epoch.hasPosition = true
     return true
   }
 
@@ -155,7 +166,7 @@ extension NMEADecoder {
     guard try enterEpoch(f, timeField: 1, into: &fixes) else { return }
     if !f.isEmpty(9) {
       if let day = date(f, at: 9) {
-        openEpochs[current].day = day
+        epoch.day = day
       } else {
         statistics.warn("bad date")
       }
@@ -167,10 +178,10 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 3) else { return }
-    if let knots = f.double(7) { openEpochs[current].speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
-    if let course = f.double(8) { openEpochs[current].courseDegrees = course }
+    if let knots = f.double(7) { epoch.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
+    if let course = f.double(8) { epoch.courseDegrees = course }
     if mode == UInt8(ascii: "D") || mode == UInt8(ascii: "R") || mode == UInt8(ascii: "F") {
-      openEpochs[current].differential = true
+      epoch.differential = true
     }
   }
 
@@ -183,12 +194,12 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 2) else { return }
-    if quality == 2 || quality == 4 || quality == 5 { openEpochs[current].differential = true }
-    if let satellites = f.int(7) { openEpochs[current].satellitesUsed = satellites }
-    if let hdop = f.double(8) { openEpochs[current].hdop = hdop }
+    if quality == 2 || quality == 4 || quality == 5 { epoch.differential = true }
+    if let satellites = f.int(7) { epoch.satellitesUsed = satellites }
+    if let hdop = f.double(8) { epoch.hdop = hdop }
     if let altitude = f.double(9) {
-      openEpochs[current].altitudeMeters = altitude
-      openEpochs[current].hasAltitudeSolution = true
+      epoch.altitudeMeters = altitude
+      epoch.hasAltitudeSolution = true
     }
   }
 
@@ -220,34 +231,34 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 2) else { return }
-    if differential { openEpochs[current].differential = true }
-    if let satellites = f.int(7) { openEpochs[current].satellitesUsed = satellites }
-    if let hdop = f.double(8) { openEpochs[current].hdop = hdop }
+    if differential { epoch.differential = true }
+    if let satellites = f.int(7) { epoch.satellitesUsed = satellites }
+    if let hdop = f.double(8) { epoch.hdop = hdop }
     if let altitude = f.double(9) {
-      openEpochs[current].altitudeMeters = altitude
-      openEpochs[current].hasAltitudeSolution = true
+      epoch.altitudeMeters = altitude
+      epoch.hasAltitudeSolution = true
     }
   }
 
   /// GSA: fix type (2D/3D) and HDOP for the open epoch. A GSA "no fix" does not cancel a
   /// position that RMC/GGA reported valid.
   private mutating func gsa(_ f: NMEAFields) {
-    guard current >= 0 else {
+    guard hasEpoch else {
       statistics.skip("no epoch open")
       return
     }
     switch f.int(2) {
-    case 2: openEpochs[current].gsaMode = .twoD
-    case 3: openEpochs[current].gsaMode = .threeD
+    case 2: epoch.gsaMode = .twoD
+    case 3: epoch.gsaMode = .threeD
     default: break
     }
-    if let hdop = f.double(16) { openEpochs[current].hdop = hdop }
+    if let hdop = f.double(16) { epoch.hdop = hdop }
   }
 
   /// VTG: course (true) and speed, in the NMEA 2.x layout (`c,T,m,M,s,N,k,K,mode`) or the
   /// old one (`c,m,s,k`). Mode `N` (not valid) is ignored.
   private mutating func vtg(_ f: NMEAFields) {
-    guard current >= 0 else {
+    guard hasEpoch else {
       statistics.skip("no epoch open")
       return
     }
@@ -264,8 +275,8 @@ extension NMEADecoder {
       course = f.double(1)
       knots = f.double(3)
     }
-    if let course { openEpochs[current].courseDegrees = course }
-    if let knots { openEpochs[current].speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
+    if let course { epoch.courseDegrees = course }
+    if let knots { epoch.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
   }
 
   /// ZDA: time, day, month, four-digit year (which also sets the century of later RMCs).
@@ -279,14 +290,14 @@ extension NMEADecoder {
       return
     }
     century = year / 100 * 100
-    openEpochs[current].day = UTCTime.daysFromCivil(year: year, month: month, day: day)
+    epoch.day = UTCTime.daysFromCivil(year: year, month: month, day: day)
   }
 
   /// GST: pseudorange error statistics; σ latitude and σ longitude give 2DRMS accuracy.
   private mutating func gst(_ f: NMEAFields, into fixes: inout [Fix]) throws(TraceError) {
     guard try enterEpoch(f, timeField: 1, into: &fixes) else { return }
     guard let sigmaLatitude = f.double(6), let sigmaLongitude = f.double(7) else { return }
-    openEpochs[current].gstHorizontalMeters =
+    epoch.gstHorizontalMeters =
       2 * (sigmaLatitude * sigmaLatitude + sigmaLongitude * sigmaLongitude).squareRoot()
   }
 }

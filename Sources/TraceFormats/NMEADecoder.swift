@@ -52,16 +52,20 @@ public struct NMEADecoder: TraceDecoder {
   var discardingLongLine = false
   /// The 1-based number of the line being read.
   var lineNumber = 1
-  /// Field offsets of the current sentence, reused.
-  var bounds: [Int32] = []
+  /// Field offsets of the current sentence (`start, end` pairs), reused.
+  var bounds = [Int32](repeating: 0, count: 2 * NMEADecoder.maximumFields)
 
-  /// Epochs still open, in arrival order: normally one; more while sentences arrive out of
-  /// time order (a late RMC of the previous epoch), at most `maximumOpenEpochs`.
-  var openEpochs: [NMEAEpoch] = []
-  /// The index in `openEpochs` of the epoch the last timed sentence belonged to; GSA and VTG
-  /// join it. -1 when none is open.
-  var current = -1
-  /// The most epochs kept open at once.
+  /// The epoch the last timed sentence belonged to (valid when `hasEpoch`); GSA and VTG,
+  /// which carry no time, join it.
+  var epoch = NMEAEpoch(timeOfDayMicros: 0, line: 0, sequence: 0)
+  /// Whether `epoch` is open.
+  var hasEpoch = false
+  /// Earlier epochs still open, in arrival order: they wait for late sentences of
+  /// out-of-order logs until `maximumOpenEpochs` epochs are open.
+  var olderEpochs: [NMEAEpoch] = []
+  /// Counts epochs, to keep arrival order.
+  var epochSequence = 0
+  /// The most epochs open at once; a fix is emitted when the epoch two places later opens.
   static let maximumOpenEpochs = 3
   /// Gives epochs their calendar day.
   var dates: NMEADateCarrier
@@ -85,8 +89,7 @@ public struct NMEADecoder: TraceDecoder {
       fallbackDay = Int((fallbackDate.timeIntervalSince1970 / 86_400).rounded(.down))
     }
     dates = NMEADateCarrier(fallbackDay: fallbackDay)
-    bounds.reserveCapacity(64)
-    openEpochs.reserveCapacity(NMEADecoder.maximumOpenEpochs + 1)
+    olderEpochs.reserveCapacity(NMEADecoder.maximumOpenEpochs + 1)
   }
 
   /// Decodes `chunk` and appends the fixes of every epoch it completes to `fixes`.
@@ -172,18 +175,82 @@ public struct NMEADecoder: TraceDecoder {
       try reject("line too long", detail: "\(text.count) bytes")
       return
     }
+    guard let base = text.baseAddress, text.count > 1,
+      memchr(base, 0x0D, text.count - 1) != nil
+    else {
+      try record(text, into: &fixes)
+      return
+    }
     var start = 0
-    var i = 0
-    while i < text.count {
-      if text[i] == 0x0D {
-        try record(UnsafeBufferPointer(rebasing: text[start..<i]), into: &fixes)
-        start = i + 1
-      }
-      i += 1
+    for i in 0..<text.count where text[i] == 0x0D {
+      try record(UnsafeBufferPointer(rebasing: text[start..<i]), into: &fixes)
+      start = i + 1
     }
     if start < text.count {
       try record(UnsafeBufferPointer(rebasing: text[start..<text.count]), into: &fixes)
     }
+  }
+
+  /// Where the sentence of a line is, its checksum, and how many fields it has.
+  struct Scan {
+    /// Offset of the first byte after `$`/`!`.
+    var bodyStart: Int
+    /// Offset of `*`, or of the end of the line when there is no checksum.
+    var bodyEnd: Int
+    /// Whether a `*` was found.
+    var hasChecksum: Bool
+    /// XOR of the body bytes.
+    var checksum: UInt8
+    /// Fields written to the bounds buffer.
+    var fieldCount: Int
+  }
+
+  /// The most fields recorded per sentence; further commas stay inside the last field.
+  static let maximumFields = 64
+
+  /// One pass over a line from its first `$`/`!`: checksum, field boundaries (absolute
+  /// offsets into `text`) and `*`. A later `$` or `!` restarts the sentence there, so a
+  /// collision (`$GPGSV,…$PTNTA,…`) resynchronises on the last sentence start.
+  static func scan(
+    _ text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int,
+    bounds: UnsafeMutableBufferPointer<Int32>
+  ) -> Scan {
+    var bodyStart = start + 1
+    var fieldStart = bodyStart
+    var count = 0
+    var checksum: UInt8 = 0
+    var i = bodyStart
+    var star = -1
+    while i < end {
+      let c = text[i]
+      if c == 0x2A {
+        star = i
+        break
+      }
+      if c == 0x2C {
+        if count < maximumFields - 1 {
+          bounds[2 * count] = Int32(fieldStart)
+          bounds[2 * count + 1] = Int32(i)
+          count += 1
+          fieldStart = i + 1
+        }
+      } else if c == 0x24 || c == 0x21 {
+        bodyStart = i + 1
+        fieldStart = bodyStart
+        count = 0
+        checksum = 0
+        i += 1
+        continue
+      }
+      checksum ^= c
+      i += 1
+    }
+    let bodyEnd = star >= 0 ? star : end
+    bounds[2 * count] = Int32(fieldStart)
+    bounds[2 * count + 1] = Int32(bodyEnd)
+    return Scan(
+      bodyStart: bodyStart, bodyEnd: bodyEnd, hasChecksum: star >= 0, checksum: checksum,
+      fieldCount: count + 1)
   }
 
   /// Finds the sentence in one line, checks it and dispatches it by type.
@@ -197,39 +264,20 @@ public struct NMEADecoder: TraceDecoder {
     if first == last { return }
     if text[first] == UInt8(ascii: "#") { return }
     statistics.recordsRead += 1
-    // The sentence starts at the last `$` or `!`: anything before it is garbage.
-    var dollar = last - 1
-    while dollar >= first, text[dollar] != UInt8(ascii: "$"), text[dollar] != UInt8(ascii: "!") {
-      dollar -= 1
+    var start = first
+    while start < last, text[start] != UInt8(ascii: "$"), text[start] != UInt8(ascii: "!") {
+      start += 1
     }
-    if dollar < first {
+    if start == last {
       try reject("not NMEA")
       return
     }
-    if dollar > first { statistics.warn("garbage before sentence") }
-    // One pass: checksum XOR and field boundaries up to `*`.
-    let bodyStart = dollar + 1
-    var checksum: UInt8 = 0
-    var star = -1
-    bounds.removeAll(keepingCapacity: true)
-    bounds.append(0)
-    var i = bodyStart
-    while i < last {
-      let b = text[i]
-      if b == UInt8(ascii: "*") {
-        star = i
-        break
-      }
-      checksum ^= b
-      if b == UInt8(ascii: ",") {
-        bounds.append(Int32(i - bodyStart))
-        bounds.append(Int32(i - bodyStart + 1))
-      }
-      i += 1
+    let scan = bounds.withUnsafeMutableBufferPointer { buffer in
+      NMEADecoder.scan(text, from: start, to: last, bounds: buffer)
     }
-    let bodyEnd = star >= 0 ? star : last
-    bounds.append(Int32(bodyEnd - bodyStart))
-    if star >= 0 {
+    if scan.bodyStart > first + 1 { statistics.warn("garbage before sentence") }
+    if scan.hasChecksum {
+      let star = scan.bodyEnd
       guard last - star == 3, let high = NMEADecoder.hexValue(text[star + 1]),
         let low = NMEADecoder.hexValue(text[star + 2])
       else {
@@ -237,20 +285,21 @@ public struct NMEADecoder: TraceDecoder {
         return
       }
       let expected = high << 4 | low
-      if expected != checksum {
+      if expected != scan.checksum {
         try reject(
           "bad checksum",
-          detail: "*\(NMEADecoder.hex(expected)), computed *\(NMEADecoder.hex(checksum))")
+          detail: "*\(NMEADecoder.hex(expected)), computed *\(NMEADecoder.hex(scan.checksum))")
         return
       }
     } else {
       statistics.warn("no checksum")
     }
-    let body = UnsafeBufferPointer(rebasing: text[bodyStart..<bodyEnd])
-    // A local copy (no copying of storage) so the closure may mutate `self`.
+    // A local reference (no copy of the storage) so the closure may mutate `self`.
     let fieldBounds = bounds
-    try fieldBounds.withUnsafeBufferPointer { (bounds) throws(TraceError) in
-      try sentence(NMEAFields(bytes: body, bounds: bounds), into: &fixes)
+    try fieldBounds.withUnsafeBufferPointer { (buffer) throws(TraceError) in
+      let fields = NMEAFields(
+        bytes: text, bounds: UnsafeBufferPointer(rebasing: buffer[0..<(2 * scan.fieldCount)]))
+      try sentence(fields, into: &fixes)
     }
   }
 

@@ -33,9 +33,13 @@ struct NMEAEpoch {
   /// The 1-based input line of the epoch's first sentence (for messages).
   var line: Int
 
-  init(timeOfDayMicros: Int64, line: Int) {
+  /// Arrival order among epochs.
+  var sequence: Int
+
+  init(timeOfDayMicros: Int64, line: Int, sequence: Int) {
     self.timeOfDayMicros = timeOfDayMicros
     self.line = line
+    self.sequence = sequence
   }
 
   /// User equivalent range error, metres per unit of HDOP: gpsd 3.22's `P_UERE_NO_DGPS`

@@ -1,10 +1,10 @@
 /// The comma-separated fields of one NMEA sentence, read in place from the input bytes.
 ///
-/// Field 0 is the address (`GPRMC`). `bounds` holds `start, end` offsets into `bytes` for each
-/// field, so no field is ever copied or turned into a `String`. A value of this type only
+/// Field 0 is the address (`GPRMC`). `bounds` holds `start, end` offsets into `bytes` (the
+/// line) for each field, so no field is ever copied or turned into a `String`. A value of this type only
 /// lives inside the `withUnsafeBufferPointer` scope that created it.
 struct NMEAFields {
-  /// The sentence body between `$` and `*`.
+  /// The line holding the sentence.
   let bytes: UnsafeBufferPointer<UInt8>
   /// Pairs of `start, end` offsets, one pair per field.
   let bounds: UnsafeBufferPointer<Int32>
