@@ -12,19 +12,21 @@ enum ParseBenchmark: Command {
       missiontrack bench parse - how fast a trace decodes, file to fixes
 
     SYNOPSIS
-      missiontrack bench parse FILE [--repeats N]
+      missiontrack bench parse FILE [--repeats N] [--no-baseline]
 
     DESCRIPTION
       Decodes FILE (format detected from content) N times with the streaming reader and
-      prints one JSON object: format, bytes, records, fixes, seconds (median), mb_per_s,
-      peak_rss_mb (peak resident memory of the process after the measured runs, before the
+      prints one JSON object: format, bytes, records, fixes, seconds (median wall time),
+      mb_per_s, cpu_seconds and cpu_mb_per_s (process CPU time: the one-core cost on a
+      shared machine), peak_rss_mb (peak resident memory of the process after the measured runs, before the
       baseline runs), and for NMEA the naive baseline: a parser that turns each 1 MB chunk
       into a String, splits it into lines and each line at commas, parses RMC/GGA fields
       with Double(_:) and merges the two by time. speedup = mb_per_s / baseline_mb_per_s.
       Generate a large file with Tools/gen-trace. Build with -c release.
 
     OPTIONS
-      --repeats N   Runs of each parser (default 5); the median is reported.
+      --repeats N     Runs of each parser (default 5); the median is reported.
+      --no-baseline   Skip the naive baseline (for profiling).
 
     EXAMPLES
       Tools/gen-trace --fixes 1000000 --out /tmp/trace-1m.nmea
@@ -33,6 +35,7 @@ enum ParseBenchmark: Command {
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let repeats = try arguments.int("--repeats", in: 1...100) ?? 5
+    let skipBaseline = arguments.flag("--no-baseline")
     let paths = try arguments.positionals()
     guard paths.count == 1, let path = paths.first else {
       throw CLIError.usage("bench parse needs one FILE")
@@ -43,12 +46,14 @@ enum ParseBenchmark: Command {
     }
     let bytes = Int(info.st_size)
     var seconds: [Double] = []
+    var cpuSeconds: [Double] = []
     var statistics = TraceStatistics()
     var format: TraceFormat?
     for _ in 0..<repeats {
       let clock = ContinuousClock()
       var fixes = 0
       let start = clock.now
+      let cpuStart = processCPUSeconds()
       do {
         let reader = try TraceReader(path: path, chunkSize: 1 << 20)
         statistics = try reader.forEachBatch { fixes += $0.count }
@@ -57,6 +62,7 @@ enum ParseBenchmark: Command {
         throw CLIError.failure(error.description)
       }
       seconds.append((clock.now - start).seconds)
+      cpuSeconds.append(processCPUSeconds() - cpuStart)
       precondition(fixes == statistics.fixes)
     }
     let peakRSS = peakResidentMegabytes()
@@ -68,8 +74,10 @@ enum ParseBenchmark: Command {
     object.add("fixes", statistics.fixes)
     object.add("seconds", median)
     object.add("mb_per_s", Double(bytes) / 1e6 / median)
+    object.add("cpu_seconds", medianOf(cpuSeconds))
+    object.add("cpu_mb_per_s", Double(bytes) / 1e6 / medianOf(cpuSeconds))
     object.add("peak_rss_mb", peakRSS)
-    if format == .nmea {
+    if format == .nmea && !skipBaseline {
       var baselineSeconds: [Double] = []
       var baselineFixes = 0
       for _ in 0..<repeats {
@@ -92,6 +100,16 @@ enum ParseBenchmark: Command {
     let sorted = values.sorted()
     let middle = sorted.count / 2
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+  }
+
+  /// User plus system CPU time of this process so far, in seconds: on a shared machine this
+  /// is the one-core cost, whatever the wall clock says.
+  static func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
   }
 
   /// Peak resident set size of this process so far, in MB (Linux reports KiB).

@@ -51,11 +51,35 @@ struct NMEAFields {
     return value
   }
 
-  /// Exact powers of ten: every entry is representable, so one division rounds correctly.
-  static let powersOfTen: [Double] = (0...22).map { exponent in
-    var value = 1.0
-    for _ in 0..<exponent { value *= 10 }
-    return value
+  /// 10^`exponent` for 0...22, all exactly representable, so one division rounds correctly.
+  /// A switch of literals: no global array access (and its retain) on the hot path.
+  @inline(__always)
+  static func powerOfTen(_ exponent: Int) -> Double {
+    switch exponent {
+    case 0: 1
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    default: 1e22
+    }
   }
 
   /// Parses `[+-]digits[.digits]` from `bytes[range]`.
@@ -98,10 +122,10 @@ struct NMEAFields {
     guard sawDigit else { return nil }
     var value = Double(mantissa)
     while fractionDigits > 22 {
-      value /= powersOfTen[22]
+      value /= powerOfTen(22)
       fractionDigits -= 22
     }
-    if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+    if fractionDigits > 0 { value /= powerOfTen(fractionDigits) }
     return negative ? -value : value
   }
 
@@ -181,7 +205,7 @@ struct NMEAFields {
     let wholeDegrees = whole / 100
     let wholeMinutes = whole % 100
     guard wholeMinutes < 60 else { return .nan }
-    let minutesFraction = Double(fraction) / NMEAFields.powersOfTen[fractionDigits]
+    let minutesFraction = Double(fraction) / NMEAFields.powerOfTen(fractionDigits)
     let value = (Double(wholeDegrees * 60 + wholeMinutes) + minutesFraction) / 60
     return hemisphere == negativeLetter ? -value : value
   }
