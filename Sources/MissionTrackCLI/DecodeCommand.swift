@@ -69,7 +69,9 @@ enum DecodeCommand: Command {
     var text = "\(format?.rawValue ?? "empty"): \(statistics.recordsRead) records, "
     text += "\(statistics.fixes) fixes"
     if statistics.skippedTotal > 0 {
-      let reasons = statistics.skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+      let reasons = statistics.skipped.sorted {
+        $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+      }
       text += ", skipped \(statistics.skippedTotal) ("
       text += reasons.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
     }

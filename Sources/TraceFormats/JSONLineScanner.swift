@@ -94,20 +94,23 @@ struct JSONLineScanner {
     case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
       let start = position
       while position < bytes.count, bytes[position] &- 0x61 < 26 { position += 1 }
-      let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+      let word = String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
       return word == "true" || word == "false" || word == "null" ? .literal : nil
     default:
       let start = position
       while position < bytes.count {
         let b = bytes[position]
-        guard (b &- 0x30) < 10 || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
-          || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+        guard
+          (b &- 0x30) < 10 || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+            || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
         else { break }
         position += 1
       }
       guard position > start else { return nil }
       if let value = NMEAFields.decimal(bytes, start..<position) { return .number(value) }
-      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+      let text = String(
+        decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
       return Double(text).map { .number($0) }
     }
   }

@@ -178,7 +178,9 @@ extension NMEADecoder {
       return
     }
     guard try position(f, at: 3) else { return }
-    if let knots = f.double(7) { epoch.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot }
+    if let knots = f.double(7) {
+      epoch.speedMetersPerSecond = knots * NMEADecoder.metersPerSecondPerKnot
+    }
     if let course = f.double(8) { epoch.courseDegrees = course }
     if mode == UInt8(ascii: "D") || mode == UInt8(ascii: "R") || mode == UInt8(ascii: "F") {
       epoch.differential = true

@@ -25,8 +25,9 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     var i = 0
     if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
     while i < bytes.count {
-      while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0D
-        || bytes[i] == 0x0A
+      while i < bytes.count,
+        bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0D
+          || bytes[i] == 0x0A
       {
         i += 1
       }

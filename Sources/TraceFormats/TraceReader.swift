@@ -91,7 +91,8 @@ public final class TraceReader {
         if count == 0 {
           ended = true
           if prefix.allSatisfy({ $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }) { return false }
-          throw TraceError(file: path, reason: "unrecognised trace format (not NMEA, gpsd JSON or GPX)")
+          throw TraceError(
+            file: path, reason: "unrecognised trace format (not NMEA, gpsd JSON or GPX)")
         }
         if prefix.count >= TraceReader.detectionLimit {
           throw TraceError(

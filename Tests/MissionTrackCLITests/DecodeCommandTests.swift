@@ -19,12 +19,13 @@ struct DecodeCommandTests {
     return path
   }
 
-  static let log = [
-    checksummed("$GPGGA,235959.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
-    checksummed("$GPRMC,235959.00,A,4807.038,N,01131.000,E,022.4,084.4,311219,003.1,W,A"),
-    "$GPRMC,000000.00,A,4807.038,N,01131.000,E,022.4,084.4,010120,003.1,W,A*00",
-    checksummed("$GPGSV,1,1,01,01,02,03,04"),
-  ].joined(separator: "\n") + "\n"
+  static let log =
+    [
+      checksummed("$GPGGA,235959.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+      checksummed("$GPRMC,235959.00,A,4807.038,N,01131.000,E,022.4,084.4,311219,003.1,W,A"),
+      "$GPRMC,000000.00,A,4807.038,N,01131.000,E,022.4,084.4,010120,003.1,W,A*00",
+      checksummed("$GPGSV,1,1,01,01,02,03,04"),
+    ].joined(separator: "\n") + "\n"
 
   @Test func printsOneJSONLinePerFixAndASummaryOnStandardError() async throws {
     let path = try DecodeCommandTests.file(DecodeCommandTests.log)
@@ -63,12 +64,15 @@ struct DecodeCommandTests {
     #expect(undated.capturedOutput.isEmpty)
     #expect(undated.capturedError.contains("no date (use --date) 1"))
     let dated = Console.capture()
-    #expect(await MissionTrackTool.run(["decode", path, "--date", "2024-05-01"], console: dated) == 0)
+    #expect(
+      await MissionTrackTool.run(["decode", path, "--date", "2024-05-01"], console: dated) == 0)
     #expect(dated.capturedOutput.hasPrefix(#"{"time":"2024-05-01T10:10:10.000Z""#))
   }
 
-  @Test(arguments: [["decode"], ["decode", "a", "b"], ["decode", "x", "--date", "2024-13-01"],
-    ["decode", "x", "--bogus"]])
+  @Test(arguments: [
+    ["decode"], ["decode", "a", "b"], ["decode", "x", "--date", "2024-13-01"],
+    ["decode", "x", "--bogus"],
+  ])
   func usageErrorsExit64(arguments: [String]) async {
     let console = Console.capture()
     #expect(await MissionTrackTool.run(arguments, console: console) == 64)

@@ -127,7 +127,8 @@ struct GPSDConformanceTests {
         abs($0.coordinate.latitude - latitude) <= 1e-7
           && abs($0.coordinate.longitude - longitude) <= 1e-7
       }
-      #expect(close, "\(name) \(GPSDConformanceTests.timeOfDay(time)): gpsd \(latitude), \(longitude)")
+      #expect(
+        close, "\(name) \(GPSDConformanceTests.timeOfDay(time)): gpsd \(latitude), \(longitude)")
       // gpsd prints %.9f; our conversion reproduces its digits exactly.
       let sameDigits = fixes.contains {
         String(format: "%.9f", $0.coordinate.latitude) == position.latitudeText

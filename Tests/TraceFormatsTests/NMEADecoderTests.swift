@@ -14,8 +14,9 @@ struct NMEADecoderTests {
   static let vtg = sentence("$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A")
 
   @Test func sentencesOfOneEpochMergeIntoOneFixCarryingEverything() throws {
-    let text = [NMEADecoderTests.rmc, NMEADecoderTests.gga, NMEADecoderTests.gsa].joined(
-      separator: "\r\n") + "\r\n"
+    let text =
+      [NMEADecoderTests.rmc, NMEADecoderTests.gga, NMEADecoderTests.gsa].joined(
+        separator: "\r\n") + "\r\n"
     let (fixes, statistics) = try decodeNMEA(text)
     #expect(fixes.count == 1)
     let fix = try #require(fixes.first)

@@ -36,7 +36,9 @@ enum Reference {
 }
 
 /// Decodes `text` with `decoder`, fed in chunks of the given sizes (cycled), then finishes.
-func decodeAll<D: TraceDecoder>(_ text: String, with decoder: inout D, chunkSizes: [Int] = [1 << 16])
+func decodeAll<D: TraceDecoder>(
+  _ text: String, with decoder: inout D, chunkSizes: [Int] = [1 << 16]
+)
   throws(TraceError) -> [Fix]
 {
   let bytes = Array(text.utf8)

@@ -6,8 +6,10 @@ import Testing
 
 @Suite("Streaming trace reader")
 struct TraceReaderTests {
-  static let rmc = sentence("$GPRMC,123519.00,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W,A")
-  static let rmc2 = sentence("$GPRMC,123520.00,A,4807.039,N,01131.000,E,022.4,084.4,230394,003.1,W,A")
+  static let rmc = sentence(
+    "$GPRMC,123519.00,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W,A")
+  static let rmc2 = sentence(
+    "$GPRMC,123520.00,A,4807.039,N,01131.000,E,022.4,084.4,230394,003.1,W,A")
 
   /// A fresh temporary file holding `text`.
   static func temporaryFile(_ text: String, name: String = "trace") throws -> String {

@@ -59,7 +59,8 @@ struct TraceReplaySourceTests {
   }
 
   @Test func stoppingTheIterationStopsReading() async throws {
-    let path = try TraceReaderTests.temporaryFile(TraceReplaySourceTests.trace(count: 100, step: 0.5))
+    let path = try TraceReaderTests.temporaryFile(
+      TraceReplaySourceTests.trace(count: 100, step: 0.5))
     defer { try? FileManager.default.removeItem(atPath: path) }
     let source = TraceReplaySource(path: path, pacing: .realTime(speed: 1))
     let task = Task {
