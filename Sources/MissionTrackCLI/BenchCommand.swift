@@ -5,7 +5,10 @@ enum BenchCommand: Command {
   static let summary = "Run a benchmark (build with -c release)"
 
   /// Each benchmark is a `Command` whose name is the word after `bench`.
-  static let benchmarks: [any Command.Type] = [PipelineBenchmark.self]
+  static let benchmarks: [any Command.Type] = [
+    ParseBenchmark.self,
+    PipelineBenchmark.self,
+  ]
 
   static let handlesHelp = true
 

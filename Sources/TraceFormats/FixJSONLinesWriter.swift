@@ -1,0 +1,44 @@
+import Foundation
+import MissionTracking
+
+/// Writes fixes as JSON lines in the shape `missiontrack decode` prints (DESIGN.md §2):
+/// `{"time","lat","lon","alt_m","mode","eph_m","speed_mps","course_deg","source"}`.
+///
+/// Absent values are omitted. `time` is RFC 3339 UTC with milliseconds; `mode` is gpsd's TPV
+/// number (2 = 2D, 3 = 3D); `eph_m` is the horizontal accuracy in metres.
+public enum FixJSONLinesWriter {
+  /// One fix as one JSON object, without the newline.
+  public static func line(for fix: Fix) -> String {
+    var object = JSONObjectWriter()
+    object.add("time", UTCTime.format(fix.time))
+    object.add("lat", fix.coordinate.latitude)
+    object.add("lon", fix.coordinate.longitude)
+    object.addIfPresent("alt_m", fix.altitudeMeters)
+    object.add("mode", fix.mode.rawValue)
+    object.addIfPresent("eph_m", fix.horizontalAccuracyMeters)
+    object.addIfPresent("speed_mps", fix.speedMetersPerSecond)
+    object.addIfPresent("course_deg", fix.courseDegrees)
+    object.add("source", fix.source)
+    return object.result
+  }
+
+  /// Appends `fixes` to `output`, one line each, each ending in a newline.
+  public static func append(_ fixes: some Sequence<Fix>, to output: inout String) {
+    for fix in fixes {
+      output += line(for: fix)
+      output += "\n"
+    }
+  }
+
+  /// Writes `fixes` to the file at `path` (created or truncated).
+  /// - Throws: `TraceError` naming the path when it cannot be written.
+  public static func write(_ fixes: some Sequence<Fix>, to path: String) throws(TraceError) {
+    var text = ""
+    append(fixes, to: &text)
+    do {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    } catch {
+      throw TraceError(file: path, reason: "cannot write: \(error.localizedDescription)")
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import MissionTracking
+
+/// Reads a trace from a path — a regular file, a named pipe, a tty, or `-` for standard
+/// input — in fixed-size chunks, detects its format from content and drives the decoder.
+///
+/// Memory stays constant whatever the size of the trace: one chunk buffer, the decoder's
+/// partial line, and the fixes of one chunk (the caller empties the array between calls).
+///
+/// ```swift
+/// let reader = try TraceReader(path: "drive.nmea")
+/// var fixes: [Fix] = []
+/// while try reader.read(into: &fixes) {
+///   for fix in fixes { print(fix) }
+///   fixes.removeAll(keepingCapacity: true)
+/// }
+/// print(reader.statistics)
+/// ```
+///
+/// Not thread-safe: use one reader from one thread at a time.
+public final class TraceReader {
+  /// The path given (`-` for standard input).
+  public let path: String
+  /// The detected format, once the first bytes were read.
+  public private(set) var format: TraceFormat?
+
+  private let strict: Bool
+  private let fallbackDate: Date?
+  private let descriptor: Int32
+  private let ownsDescriptor: Bool
+  private let chunk: UnsafeMutableRawBufferPointer
+  private var decoder: (any TraceDecoder)?
+  /// Bytes read before the format was known.
+  private var prefix: [UInt8] = []
+  private var ended = false
+
+  /// The most bytes read to detect the format before giving up.
+  static let detectionLimit = 1 << 16
+
+  /// Opens a trace for reading.
+  /// - Parameters:
+  ///   - path: A file, named pipe or tty path, or `-` for standard input.
+  ///   - strict: Stop at the first bad record instead of skipping it.
+  ///   - fallbackDate: The UTC day for NMEA logs without any date (`--date`).
+  ///   - chunkSize: Bytes per read.
+  /// - Throws: `TraceError` naming the path when it cannot be opened.
+  public init(
+    path: String, strict: Bool = false, fallbackDate: Date? = nil, chunkSize: Int = 1 << 16
+  ) throws(TraceError) {
+    self.path = path
+    self.strict = strict
+    self.fallbackDate = fallbackDate
+    if path == "-" {
+      descriptor = 0
+      ownsDescriptor = false
+    } else {
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else {
+        throw TraceError(file: path, reason: "cannot open: \(String(cString: strerror(errno)))")
+      }
+      var info = stat()
+      if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+        close(fd)
+        throw TraceError(file: path, reason: "is a directory")
+      }
+      descriptor = fd
+      ownsDescriptor = true
+    }
+    chunk = .allocate(byteCount: max(chunkSize, 256), alignment: 16)
+  }
+
+  deinit {
+    if ownsDescriptor { close(descriptor) }
+    chunk.deallocate()
+  }
+
+  /// Counts so far: records read, fixes, and skipped records by reason.
+  public var statistics: TraceStatistics { decoder?.statistics ?? TraceStatistics() }
+
+  /// Reads the next chunk and appends the fixes it completes to `fixes`.
+  /// - Returns: false once the trace has ended (the last fixes were appended by this call).
+  /// - Throws: `TraceError` for an unreadable or unrecognised trace, or a bad record in strict
+  ///   mode.
+  public func read(into fixes: inout [Fix]) throws(TraceError) -> Bool {
+    if ended { return false }
+    let count = try readChunk()
+    if decoder == nil {
+      prefix.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+      let detected = prefix.withUnsafeBytes { TraceFormat.detect(in: $0, isComplete: count == 0) }
+      guard let detected else {
+        if count == 0 {
+          ended = true
+          if prefix.allSatisfy({ $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }) { return false }
+          throw TraceError(
+            file: path, reason: "unrecognised trace format (not NMEA, gpsd JSON or GPX)")
+        }
+        if prefix.count >= TraceReader.detectionLimit {
+          throw TraceError(
+            file: path,
+            reason: "unrecognised trace format: no NMEA, gpsd JSON or GPX in the first "
+              + "\(TraceReader.detectionLimit) bytes")
+        }
+        return true
+      }
+      format = detected
+      var made = try TraceReader.makeDecoder(
+        for: detected, file: path, strict: strict, fallbackDate: fallbackDate)
+      let held = prefix
+      prefix = []
+      try held.withUnsafeBufferPointer { (bytes) throws(TraceError) in
+        try made.decode(UnsafeRawBufferPointer(bytes), into: &fixes)
+      }
+      decoder = made
+    } else if count > 0 {
+      try decoder!.decode(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &fixes)
+    }
+    if count == 0 {
+      ended = true
+      try decoder!.finish(into: &fixes)
+      return false
+    }
+    return true
+  }
+
+  /// Reads the whole trace, calling `body` with each batch of fixes.
+  /// - Returns: The final statistics.
+  /// - Throws: `TraceError` from reading, or what `body` throws.
+  @discardableResult
+  public func forEachBatch(_ body: ([Fix]) throws -> Void) throws -> TraceStatistics {
+    var fixes: [Fix] = []
+    var more = true
+    while more {
+      more = try read(into: &fixes)
+      if !fixes.isEmpty { try body(fixes) }
+      fixes.removeAll(keepingCapacity: true)
+    }
+    return statistics
+  }
+
+  private func readChunk() throws(TraceError) -> Int {
+    while true {
+      let n = Foundation.read(descriptor, chunk.baseAddress, chunk.count)
+      if n >= 0 { return n }
+      if errno == EINTR { continue }
+      throw TraceError(file: path, reason: "read failed: \(String(cString: strerror(errno)))")
+    }
+  }
+
+  /// The decoder for a detected format: where the format is wired to its reader.
+  /// - Throws: `TraceError` when the format has no reader in this build.
+  public static func makeDecoder(
+    for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?
+  ) throws(TraceError) -> any TraceDecoder {
+    switch format {
+    case .nmea:
+      return NMEADecoder(file: file, strict: strict, fallbackDate: fallbackDate)
+    case .gpsdJSON:
+      return GPSDJSONDecoder(file: file, strict: strict)
+    case .gpx:
+      throw TraceError(file: file, reason: "GPX reader not built on this branch")
+    }
+  }
+}

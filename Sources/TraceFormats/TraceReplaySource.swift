@@ -1,0 +1,144 @@
+import Foundation
+import MissionTracking
+
+/// Replays a recorded trace (NMEA, gpsd JSON or GPX) as a `FixSource`, deterministically.
+///
+/// Fixes come in file order exactly as `missiontrack decode` prints them (no cleaning: the
+/// tracker's pipeline does that), then one `source` status `ended` whose detail summarises
+/// the statistics. Replaying the same file twice gives identical fixes.
+///
+/// - As fast as possible (the default, for tests): no waiting at all.
+/// - Paced: each fix is delivered when the wall clock has advanced by its offset from the
+///   trace's first fix divided by `speed` (2 = twice real time). A fix whose time is not
+///   after the previous one is delivered at once; the trace's own clock is never compared
+///   with the wall clock.
+///
+/// The trace is read chunk by chunk on demand (constant memory; nothing is read ahead of the
+/// consumer). Blocking reads run on a private serial queue, never on the cooperative pool.
+/// Stopping the iteration (cancelling the consuming task or dropping the iterator) stops
+/// reading and closes the file; a read already blocked on an idle pipe or tty returns when
+/// its next data arrives or the writer closes.
+public struct TraceReplaySource: FixSource {
+  /// How fixes are released.
+  public enum Pacing: Sendable, Hashable {
+    /// Every fix at once, as fast as the consumer takes them.
+    case asFastAsPossible
+    /// By the trace's timestamps, `speed` times real time (must be > 0).
+    case realTime(speed: Double)
+  }
+
+  /// The trace's path (`-` for standard input).
+  public let path: String
+  /// How fixes are released.
+  public let pacing: Pacing
+  /// Stop with an error at the first bad record instead of skipping it.
+  public let strict: Bool
+  /// The UTC day for NMEA logs without any date.
+  public let fallbackDate: Date?
+
+  /// Creates a replay source; nothing is opened until `reports()` is iterated.
+  public init(
+    path: String, pacing: Pacing = .asFastAsPossible, strict: Bool = false,
+    fallbackDate: Date? = nil
+  ) {
+    self.path = path
+    self.pacing = pacing
+    self.strict = strict
+    self.fallbackDate = fallbackDate
+  }
+
+  /// The trace's fixes in file order, then a `source` status `ended`.
+  /// - Throws (through the stream): `TraceError` when the trace cannot be opened or read, or
+  ///   a bad record in strict mode.
+  public func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+    let state = ReplayState(source: self)
+    return AsyncThrowingStream(unfolding: { try await state.next() })
+  }
+}
+
+/// The reader and pacing state of one replay. Mutable state is touched only inside
+/// `queue.sync`/`queue.async` blocks on one serial queue, so `@unchecked Sendable` is safe.
+private final class ReplayState: @unchecked Sendable {
+  private let source: TraceReplaySource
+  private let queue = DispatchQueue(label: "missiontrack.replay")
+  private var reader: TraceReader?
+  private var buffer: [Fix] = []
+  private var index = 0
+  private var more = true
+  private var finished = false
+  private var firstFixTime: Date?
+  private var previousFixTime: Date?
+  private let startedAt = ContinuousClock.now
+
+  init(source: TraceReplaySource) { self.source = source }
+
+  /// The next report, or nil at the end (after `ended`) or when the consumer was cancelled.
+  func next() async throws -> SourceReport? {
+    if Task.isCancelled {
+      queue.sync { close() }
+      return nil
+    }
+    let item: Result<(SourceReport, Double?)?, TraceError> = await withCheckedContinuation {
+      continuation in
+      queue.async { continuation.resume(returning: self.nextOnQueue()) }
+    }
+    guard let (report, offsetSeconds) = try item.get() else { return nil }
+    if let offsetSeconds, case .realTime(let speed) = source.pacing {
+      let due = startedAt + .milliseconds(Int64((offsetSeconds / speed * 1000).rounded()))
+      if due > ContinuousClock.now {
+        do {
+          try await Task.sleep(until: due, clock: .continuous)
+        } catch {
+          queue.sync { close() }
+          return nil
+        }
+      }
+    }
+    return report
+  }
+
+  /// The next report with its offset in trace seconds from the first fix (nil: deliver at
+  /// once — statuses, and fixes not after the previous one).
+  private func nextOnQueue() -> Result<(SourceReport, Double?)?, TraceError> {
+    do throws(TraceError) {
+      if finished { return .success(nil) }
+      if reader == nil {
+        reader = try TraceReader(
+          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate)
+      }
+      while index == buffer.count {
+        buffer.removeAll(keepingCapacity: true)
+        index = 0
+        guard more else {
+          finished = true
+          let statistics = reader?.statistics ?? TraceStatistics()
+          close()
+          let ended = SourceStatus(
+            .ended,
+            detail: "\(source.path): \(statistics.fixes) fixes, "
+              + "\(statistics.skippedTotal) records skipped")
+          return .success((.status(ended), nil))
+        }
+        more = try reader!.read(into: &buffer)
+      }
+      let fix = buffer[index]
+      index += 1
+      let first = firstFixTime ?? fix.time
+      firstFixTime = first
+      var offset: Double?
+      if previousFixTime.map({ fix.time > $0 }) ?? true {
+        offset = fix.time.timeIntervalSince(first)
+        previousFixTime = fix.time
+      }
+      return .success((.fix(fix), offset))
+    } catch {
+      finished = true
+      close()
+      return .failure(error)
+    }
+  }
+
+  private func close() { reader = nil }
+
+  deinit { reader = nil }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import MissionTrackCLI
+
+@Suite("missiontrack decode")
+struct DecodeCommandTests {
+  static func checksummed(_ body: String) -> String {
+    var checksum: UInt8 = 0
+    for b in body.utf8.dropFirst() { checksum ^= b }
+    let hex = String(checksum, radix: 16, uppercase: true)
+    return body + "*" + (hex.count == 1 ? "0" + hex : hex)
+  }
+
+  static func file(_ text: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("mt-decode-\(UUID().uuidString).nmea").path
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  static let log =
+    [
+      checksummed("$GPGGA,235959.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+      checksummed("$GPRMC,235959.00,A,4807.038,N,01131.000,E,022.4,084.4,311219,003.1,W,A"),
+      "$GPRMC,000000.00,A,4807.038,N,01131.000,E,022.4,084.4,010120,003.1,W,A*00",
+      checksummed("$GPGSV,1,1,01,01,02,03,04"),
+    ].joined(separator: "\n") + "\n"
+
+  @Test func printsOneJSONLinePerFixAndASummaryOnStandardError() async throws {
+    let path = try DecodeCommandTests.file(DecodeCommandTests.log)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    let status = await MissionTrackTool.run(["decode", path], console: console)
+    #expect(status == 0)
+    let lines = console.capturedOutput.split(separator: "\n")
+    #expect(lines.count == 1)
+    let expected =
+      #"{"time":"2019-12-31T23:59:59.000Z","lat":48.1173,"lon":11.516666666666667,"#
+      + #""alt_m":545.4,"mode":3,"eph_m":17.1,"speed_mps":11.523555555555555,"#
+      + #""course_deg":84.4,"source":"nmea"}"#
+    #expect(lines.first.map(String.init) == expected)
+    #expect(
+      console.capturedError
+        == "nmea: 4 records, 1 fixes, skipped 2 (bad checksum 1, ignored sentence type 1)\n")
+  }
+
+  @Test func strictModeFailsWithFileAndLine() async throws {
+    let path = try DecodeCommandTests.file(DecodeCommandTests.log)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    let status = await MissionTrackTool.run(["decode", "--strict", path], console: console)
+    #expect(status == 1)
+    #expect(console.capturedError.contains("\(path):3: bad checksum: *00, computed *"))
+  }
+
+  @Test func aDateOverrideDatesALogWithoutOne() async throws {
+    let gga = DecodeCommandTests.checksummed(
+      "$GPGGA,101010.00,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+    let path = try DecodeCommandTests.file(gga + "\n")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let undated = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", path], console: undated) == 0)
+    #expect(undated.capturedOutput.isEmpty)
+    #expect(undated.capturedError.contains("no date (use --date) 1"))
+    let dated = Console.capture()
+    #expect(
+      await MissionTrackTool.run(["decode", path, "--date", "2024-05-01"], console: dated) == 0)
+    #expect(dated.capturedOutput.hasPrefix(#"{"time":"2024-05-01T10:10:10.000Z""#))
+  }
+
+  @Test(arguments: [
+    ["decode"], ["decode", "a", "b"], ["decode", "x", "--date", "2024-13-01"],
+    ["decode", "x", "--bogus"],
+  ])
+  func usageErrorsExit64(arguments: [String]) async {
+    let console = Console.capture()
+    #expect(await MissionTrackTool.run(arguments, console: console) == 64)
+    #expect(console.capturedError.hasPrefix("missiontrack decode: "))
+  }
+
+  @Test func aMissingFileIsARuntimeError() async {
+    let console = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", "/nonexistent.nmea"], console: console) == 1)
+    #expect(console.capturedError.contains("/nonexistent.nmea: cannot open"))
+  }
+}

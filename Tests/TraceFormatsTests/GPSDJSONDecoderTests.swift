@@ -1,0 +1,93 @@
+import Foundation
+import MissionTracking
+import Testing
+
+@testable import TraceFormats
+
+@Suite("gpsd JSON decoder")
+struct GPSDJSONDecoderTests {
+  static let version =
+    #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#
+  static let sky =
+    #"{"class":"SKY","hdop":0.9,"satellites":[{"PRN":1,"used":true},{"PRN":2,"used":false}]}"#
+  static func tpv(_ time: String, lat: Double, lon: Double, extra: String = "") -> String {
+    #"{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"time":""# + time
+      + #"","lat":\#(lat),"lon":\#(lon)\#(extra)}"#
+  }
+
+  @Test func tpvReportsOfOneEpochMergeAndOtherClassesAreCounted() throws {
+    let lines = [
+      GPSDJSONDecoderTests.version,
+      GPSDJSONDecoderTests.tpv("2020-03-18T13:28:19.600Z", lat: 41.5, lon: -93.7),
+      GPSDJSONDecoderTests.sky,
+      GPSDJSONDecoderTests.tpv(
+        "2020-03-18T13:28:19.600Z", lat: 41.6, lon: -93.8,
+        extra: #","altHAE":246.7,"altMSL":278.161,"eph":4.275,"speed":0.076,"track":124.888"#),
+      GPSDJSONDecoderTests.tpv("2020-03-18T13:28:19.700Z", lat: 41.7, lon: -93.9),
+      #"{"class":"TPV","mode":1}"#,
+      #"{"class":"TPV","mode":3,"lat":1.0,"lon":2.0}"#,
+    ]
+    var decoder = GPSDJSONDecoder()
+    let fixes = try decodeAll(lines.joined(separator: "\n"), with: &decoder, chunkSizes: [7, 13])
+    #expect(fixes.count == 2)
+    #expect(iso(fixes[0]) == "2020-03-18T13:28:19.600Z")
+    #expect(fixes[0].coordinate.latitude == 41.6)
+    #expect(fixes[0].altitudeMeters == 278.161)
+    #expect(fixes[0].horizontalAccuracyMeters == 4.275)
+    #expect(fixes[0].speedMetersPerSecond == 0.076)
+    #expect(fixes[0].courseDegrees == 124.888)
+    #expect(fixes[0].source == "gpsd")
+    #expect(fixes[1].coordinate.longitude == -93.9)
+    let statistics = decoder.statistics
+    #expect(statistics.recordsRead == 7)
+    #expect(statistics.fixes == 2)
+    #expect(statistics.skipped == ["class VERSION": 1, "class SKY": 1, "no fix": 1, "no time": 1])
+  }
+
+  @Test(arguments: [
+    #"{"class":"TPV","mode":3,"lat":1.0"#, #"{"class":"TPV" "mode":3}"#, "not json",
+    #"{"class":"TPV","mode":3,"time":"2020-13-01T00:00:00Z","lat":1,"lon":2}"#,
+    #"{"class":"TPV","mode":3,"time":"2020-01-01T00:00:00Z","lat":91,"lon":2}"#,
+    #"{"class":"SKY","satellites":[{"PRN":1}}"#,
+  ])
+  func badLinesAreSkippedOrStopStrictMode(line: String) throws {
+    var lenient = GPSDJSONDecoder()
+    let fixes = try decodeAll(line + "\n", with: &lenient)
+    #expect(fixes.isEmpty)
+    #expect(lenient.statistics.skippedTotal == 1)
+    var strict = GPSDJSONDecoder(file: "log.json", strict: true)
+    #expect(throws: TraceError.self) { try decodeAll(line + "\n", with: &strict) }
+  }
+
+  @Test func stringsWithEscapesAndNestedValuesAreSkippedCorrectly() throws {
+    let line =
+      #"{"class":"TPV","tag":"a\"b}\\","x":{"y":[1,{"z":"]"}]},"mode":2,"#
+      + #""time":"2021-01-01T00:00:00.5Z","lat":-45.5,"lon":170.25,"ok":true,"n":null}"#
+    var decoder = GPSDJSONDecoder()
+    let fixes = try decodeAll(line, with: &decoder)
+    #expect(fixes.count == 1)
+    #expect(fixes.first?.mode == .twoD)
+    #expect(fixes.first.map(iso) == "2021-01-01T00:00:00.500Z")
+  }
+
+  /// gpsd's own JSON output (the JSON lines of its `.chk` files, as `gpspipe -w` prints
+  /// them) decodes to one fix per distinct TPV time with lat/lon, equal to the last TPV.
+  @Test(
+    .enabled(if: Reference.isPresent, "../shared/reference is absent"),
+    arguments: ["nmea-rtk.log.chk", "haicom-305N.log.chk", "ublox-zed-f9p-nmea.log.chk"])
+  func gpsdOwnOutputDecodesToOneFixPerEpoch(chk: String) throws {
+    let url = Reference.root.appendingPathComponent("gpsd-nmea/" + chk)
+    let text = try String(contentsOf: url, encoding: .isoLatin1)
+    let json = text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("{") }
+    let expected = try GPSDConformanceTests.gpsdPositions(url)
+    var decoder = GPSDJSONDecoder()
+    let fixes = try decodeAll(json.joined(separator: "\n"), with: &decoder)
+    #expect(Set(fixes.map { GPSDConformanceTests.key($0.time) }) == Set(expected.keys))
+    #expect(fixes.count == expected.count)
+    for fix in fixes {
+      let position = try #require(expected[GPSDConformanceTests.key(fix.time)])
+      #expect(fix.coordinate.latitude == Double(position.latitudeText))
+      #expect(fix.coordinate.longitude == Double(position.longitudeText))
+    }
+  }
+}
