@@ -103,7 +103,6 @@ struct GPXScanner {
   private var capture: [UInt8] = []
   private var captureOverflow = false
   private var captureHasMarkup = false
-  private var captureStart = 0
 
   init(file: String?, strict: Bool) {
     self.file = file
@@ -229,8 +228,9 @@ struct GPXScanner {
     var i = 0
     if !checkedStart {
       let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-      if n < 3, b.elementsEqual(bom.prefix(n)) { return 0 }
-      if n >= 2, (b[0] == 0xFE && b[1] == 0xFF) || (b[0] == 0xFF && b[1] == 0xFE) {
+      // Wait for 3 bytes before deciding, so the outcome never depends on chunking.
+      if n < 3, b.elementsEqual(bom.prefix(n)) || b[0] == 0xFE || b[0] == 0xFF { return 0 }
+      if (b[0] == 0xFE && b[1] == 0xFF) || (b[0] == 0xFF && b[1] == 0xFE) {
         throw error(b, at: 0, "UTF-16 input is not supported; convert the file to UTF-8")
       }
       if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
@@ -255,6 +255,7 @@ struct GPXScanner {
             mode = .comment(0)
             i += 4
           } else if GPXScanner.matches(b, i, "<![CDATA[") {
+            if contexts.isEmpty { throw error(b, at: i, "CDATA outside the root element") }
             mode = .cdata(0)
             i += 9
           } else if GPXScanner.matches(b, i, "<!DOCTYPE") {
@@ -336,8 +337,6 @@ struct GPXScanner {
           if brackets < 0, !captureOverflow {
             capture.removeLast(min(3, capture.count))
           }
-        } else if contexts.isEmpty {
-          throw error(b, at: begin, "CDATA outside the root element")
         }
         mode = brackets < 0 ? .content : .cdata(brackets)
       case .doctype(var quote, var subset):
@@ -483,7 +482,6 @@ struct GPXScanner {
       capture.removeAll(keepingCapacity: true)
       captureOverflow = false
       captureHasMarkup = false
-      captureStart = bufferStart + e + 1
     }
 
     if selfClosing {
@@ -705,8 +703,8 @@ struct GPXScanner {
       : "\"" + String(decoding: capture[start..<end], as: UTF8.self) + "\""
     let message = "bad <\(current.tag)> value \(shown) in <\(point.kind.rawValue)>"
     if strict {
-      let index = captureStart >= bufferStart ? captureStart - bufferStart : endTag
-      throw error(b, at: index, message)
+      // At the end tag: always in the buffer, so the place does not depend on chunking.
+      throw error(b, at: endTag, message)
     }
     if current == .time {
       point.skipReason = "bad time"
