@@ -30,6 +30,12 @@ enum GPXBaseline {
     return delegate.fixes
   }
 
+  /// The number of fixes in the GPX file at `path`, read whole into memory first.
+  /// - Throws: A file error or `GPXBaselineError`.
+  static func countFixes(path: String) throws -> Int {
+    try fixes(in: Data(contentsOf: URL(fileURLWithPath: path))).count
+  }
+
   /// Why the baseline failed.
   struct GPXBaselineError: Error, CustomStringConvertible {
     let message: String

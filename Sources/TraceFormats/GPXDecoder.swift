@@ -12,7 +12,8 @@ import MissionTracking
 /// - Times: zone offsets are applied (`Z`, `±hh:mm`, `±hhmm`), fractions of any length are
 ///   read, and a time with no zone is read as UTC and counted as the warning
 ///   `"time without zone, read as UTC"`.
-/// - `<ele>` → altitude, `<hdop>` → accuracy (`hdop × GPXPoint.metersPerHDOP`), `<sat>`,
+/// - `<ele>` → altitude, `<hdop>` → accuracy (`hdop × GPXPoint.metersPerHDOP`, gpsd's `eph`
+///   rule as in the NMEA reader; `differentialMetersPerHDOP` for `<fix>dgps</fix>`), `<sat>`,
 ///   `<fix>` → mode (else 3D with `<ele>`, 2D without), GPX 1.0 `<speed>`/`<course>` and any
 ///   `speed`/`course` element inside the point's `<extensions>` (Garmin TrackPointExtension
 ///   v2, `ns3:` or unprefixed); other extensions are skipped unread.

@@ -31,6 +31,8 @@ public struct GPXPoint: Sendable, Hashable {
   public var satellites: Int?
   /// `<fix>`: `none` → `.noFix`, `2d` → `.twoD`, `3d`/`dgps`/`pps` → `.threeD`; nil if absent.
   public var fixMode: FixMode?
+  /// Whether `<fix>` said `dgps` (a differential solution: a smaller error per unit of HDOP).
+  public var isDifferential: Bool
   /// Speed in m/s: GPX 1.0 `<speed>` or an extension's `speed` (Garmin TrackPointExtension v2).
   public var speedMetersPerSecond: Double?
   /// Course in degrees, normalised to [0, 360): GPX 1.0 `<course>` or an extension's `course`.
@@ -44,7 +46,8 @@ public struct GPXPoint: Sendable, Hashable {
   public init(
     kind: Kind, coordinate: Coordinate, time: Date? = nil, elevationMeters: Double? = nil,
     hdop: Double? = nil, satellites: Int? = nil, fixMode: FixMode? = nil,
-    speedMetersPerSecond: Double? = nil, courseDegrees: Double? = nil, track: Int = 0,
+    isDifferential: Bool = false, speedMetersPerSecond: Double? = nil, courseDegrees: Double? = nil,
+    track: Int = 0,
     segment: Int = 0
   ) {
     self.kind = kind
@@ -54,20 +57,25 @@ public struct GPXPoint: Sendable, Hashable {
     self.hdop = hdop
     self.satellites = satellites
     self.fixMode = fixMode
+    self.isDifferential = isDifferential
     self.speedMetersPerSecond = speedMetersPerSecond
     self.courseDegrees = courseDegrees
     self.track = track
     self.segment = segment
   }
 
-  /// Metres of horizontal accuracy per unit of HDOP: the user equivalent range error gpsd
-  /// assumes without DGPS (`H_UERE_NO_DGPS`, 15 m, in gpsd's `gpsd.h`).
-  public static let metersPerHDOP = 15.0
+  /// Metres of horizontal accuracy per unit of HDOP: gpsd's user equivalent range error
+  /// without DGPS (`P_UERE_NO_DGPS`, 19 m, gpsd 3.22), as the NMEA reader uses, so `eph_m`
+  /// means the same whatever the trace format.
+  public static let metersPerHDOP = 19.0
+  /// Metres per unit of HDOP for a differential (`dgps`) fix: gpsd's `P_UERE_WITH_DGPS`.
+  public static let differentialMetersPerHDOP = 4.75
 
   /// The point as a `Fix`, or nil when it has no time or says `<fix>none</fix>`.
   ///
   /// The mode is `<fix>` when present, else 3D with `<ele>` and 2D without. The horizontal
-  /// accuracy is `hdop × metersPerHDOP` when `<hdop>` is present.
+  /// accuracy is `hdop × metersPerHDOP` (`differentialMetersPerHDOP` for `dgps`) when `<hdop>`
+  /// is present.
   /// - Parameter source: The fix's `source` tag.
   public func fix(source: String = "gpx") -> Fix? {
     guard let time else { return nil }
@@ -76,7 +84,9 @@ public struct GPXPoint: Sendable, Hashable {
     return Fix(
       time: time, coordinate: coordinate, mode: mode, source: source,
       altitudeMeters: elevationMeters,
-      horizontalAccuracyMeters: hdop.map { $0 * GPXPoint.metersPerHDOP },
+      horizontalAccuracyMeters: hdop.map {
+        $0 * (isDifferential ? GPXPoint.differentialMetersPerHDOP : GPXPoint.metersPerHDOP)
+      },
       speedMetersPerSecond: speedMetersPerSecond, courseDegrees: courseDegrees,
       satellitesUsed: satellites)
   }

@@ -56,6 +56,7 @@ struct GPXScanner {
     var hdop: Double?
     var sat: Int?
     var fixMode: FixMode?
+    var differential = false
     var speed: Double?
     var course: Double?
     var extensionSpeed: Double?
@@ -634,6 +635,7 @@ struct GPXScanner {
       GPXPoint(
         kind: point.kind, coordinate: coordinate, time: point.time, elevationMeters: point.ele,
         hdop: point.hdop, satellites: point.sat, fixMode: point.fixMode,
+        isDifferential: point.differential,
         speedMetersPerSecond: point.speed ?? point.extensionSpeed,
         courseDegrees: point.course ?? point.extensionCourse, track: point.track,
         segment: point.segment))
@@ -678,6 +680,7 @@ struct GPXScanner {
             ok = point.sat != nil
           case .fix:
             point.fixMode = GPXScanner.fixMode(v)
+            point.differential = GPXScanner.equals(v, "dgps")
             ok = point.fixMode != nil
           case .speed, .extensionSpeed:
             let speed = GPXScanner.finite(DecimalText.parseDouble(v)).flatMap { $0 >= 0 ? $0 : nil }

@@ -74,6 +74,16 @@ struct GPXDecoderTests {
     #expect(run.fixes.map(\.mode) == [.twoD, .threeD, .twoD, .threeD])
   }
 
+  @Test func hdopBecomesGpsdsEphWithTheDifferentialRuleForDGPS() throws {
+    let run = try T.decode(
+      T.track(
+        """
+        <trkpt lat="1" lon="2"><time>2024-01-01T00:00:00Z</time><fix>3d</fix><hdop>2</hdop></trkpt>
+        <trkpt lat="1" lon="2"><time>2024-01-01T00:00:01Z</time><fix>dgps</fix><hdop>2</hdop></trkpt>
+        """))
+    #expect(run.fixes.map(\.horizontalAccuracyMeters) == [38, 9.5])
+  }
+
   @Test func fixNoneIsNeverAPosition() throws {
     let run = try T.decode(
       T.track(#"<trkpt lat="0" lon="0"><time>2024-01-01T00:00:00Z</time><fix>none</fix></trkpt>"#))
