@@ -30,7 +30,9 @@ import MissionTracking
 /// XML that is not well-formed throws in both modes, because what follows cannot be trusted.
 /// A document that ends early (truncated, missing `</gpx>`) throws from `finish` in strict
 /// mode; in lenient mode the fixes before it stand, `finish` returns normally, the warning
-/// `"truncated document"` is counted and `truncation` holds the located error.
+/// `"truncated document at LINE:COLUMN (reason)"` is counted (so a generic summary shows
+/// it), an unfinished point is skipped as `"truncated document"`, and `truncation` holds the
+/// located error.
 public struct GPXDecoder: TraceDecoder {
   private var scanner: GPXScanner
   private var points: [GPXPoint] = []

@@ -175,7 +175,8 @@ struct GPXScanner {
       throw error
     }
     truncation = error
-    statistics.warn("truncated document")
+    // The place goes into the warning, so a generic summary shows where the input ended.
+    statistics.warn("truncated document at \(error.line ?? 0):\(error.column ?? 0) (\(reason))")
     if inPoint {
       statistics.recordsRead += 1
       statistics.skip("truncated document")
@@ -198,7 +199,7 @@ struct GPXScanner {
   /// Moves the line bookkeeping past the first `consumed` bytes of `bytes`.
   private mutating func account(_ bytes: UnsafeBufferPointer<UInt8>, _ consumed: Int) {
     var newlines = 0
-    for k in 0..<consumed where bytes[k] == 0x0A { newlines += 1 }
+    for k in 0..<consumed { newlines &+= bytes[k] == 0x0A ? 1 : 0 }  // branch-free: vectorised
     if newlines > 0 {
       line += newlines
       var k = consumed - 1
@@ -517,7 +518,7 @@ struct GPXScanner {
       let expected = String(decoding: names[open...], as: UTF8.self)
       throw error(b, at: s, "end tag </\(shown)> does not match <\(expected)>")
     }
-    names.removeSubrange(open...)
+    names.removeLast(names.count - open)
     nameStarts.removeLast()
     contexts.removeLast()
     try close(context, b, at: s)
