@@ -6,8 +6,9 @@ import MissionTracking
 ///
 /// It never reads a DTD, never resolves an entity other than the five predefined ones and
 /// character references (and those only inside the values it reads), and never buffers more
-/// than one unfinished tag (at most `maxMarkupBytes`) plus one short value: memory stays
-/// constant whatever the file size. Elements are matched by local name, so any prefix
+/// than one unfinished tag (at most `maxMarkupBytes`), one short value and the names of the
+/// open elements (at most `maxDepth` × `maxNameBytes`): memory stays constant whatever the
+/// file size. Elements are matched by local name, so any prefix
 /// (`<ns2:trkpt>`) or none works. Points are only recognised in their GPX places:
 /// `gpx/trk/trkseg/trkpt`, `gpx/rte/rtept`, `gpx/wpt`.
 struct GPXScanner {
@@ -71,6 +72,8 @@ struct GPXScanner {
   static let maxValueBytes = 256
   /// The deepest element nesting accepted.
   static let maxDepth = 256
+  /// The longest element name accepted (so the open-element stack stays small).
+  static let maxNameBytes = 1024
 
   let file: String?
   let strict: Bool
@@ -396,6 +399,9 @@ struct GPXScanner {
     var nameEnd = s + 1
     while nameEnd < e, !GPXScanner.isSpace(b[nameEnd]), b[nameEnd] != 0x2F { nameEnd += 1 }
     guard nameEnd > s + 1 else { throw error(b, at: s, "a tag without a name") }
+    guard nameEnd - s - 1 <= GPXScanner.maxNameBytes else {
+      throw error(b, at: s, "an element name longer than \(GPXScanner.maxNameBytes) bytes")
+    }
     let selfClosing = b[e - 1] == 0x2F
     var local = s + 1
     for k in (s + 1)..<nameEnd where b[k] == 0x3A { local = k + 1 }

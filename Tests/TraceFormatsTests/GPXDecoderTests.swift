@@ -250,6 +250,22 @@ struct GPXDecoderTests {
     }
   }
 
+  @Test func hugeNamesDeepNestingAndEndlessTagsAreRefusedNotBuffered() {
+    let longName = "<gpx><" + String(repeating: "n", count: 2000) + ">"
+    #expect(
+      T.error { () throws(TraceError) in try T.decode(longName) }?.reason
+        == "an element name longer than 1024 bytes")
+    let deep = "<gpx>" + String(repeating: "<a>", count: 300)
+    #expect(
+      T.error { () throws(TraceError) in try T.decode(deep) }?.reason
+        == "elements nested deeper than 256")
+    let endless = Array(("<gpx><wpt lat=\"" + String(repeating: "1", count: 1 << 21)).utf8)
+    let error = T.error { () throws(TraceError) in
+      try T.decode(endless, chunkSizes: [1 << 16])
+    }
+    #expect(error?.reason == "a tag longer than 1048576 bytes")
+  }
+
   @Test func utf16IsRefusedClearly() {
     let bytes: [UInt8] = [0xFF, 0xFE, 0x3C, 0x00, 0x67, 0x00]
     let error = T.error { () throws(TraceError) in try T.decode(bytes) }
