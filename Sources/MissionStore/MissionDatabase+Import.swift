@@ -55,35 +55,30 @@ extension MissionDatabase {
   ) throws -> ImportSummary {
     let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     return try withConnection { connection in
-      let snapshot = knownMissions
-      do {
-        let replaced = try connection.transaction {
-          var replaced = 0
-          for record in records {
-            do {
-              if try insertMissionLocked(
-                record.mission, properties: record.properties, replace: replacingExisting,
-                updated: microseconds(time), connection)
-              {
-                replaced += 1
-              }
-            } catch StoreError.duplicateMission(let id) {
-              throw StoreError.invalidMissionFile(
-                file: fileName, line: record.line, field: "id", value: id,
-                reason: "a mission with this id is already stored")
-            } catch StoreError.sqlite(_, let message, _) {
-              throw StoreError.invalidMissionFile(
-                file: fileName, line: record.line, field: nil, value: nil, reason: message)
+      let replaced = try connection.transaction {
+        var replaced = 0
+        for record in records {
+          do {
+            if try insertMissionLocked(
+              record.mission, properties: record.properties, replace: replacingExisting,
+              updated: microseconds(time), connection)
+            {
+              replaced += 1
             }
+          } catch StoreError.duplicateMission(let id) {
+            throw StoreError.invalidMissionFile(
+              file: fileName, line: record.line, field: "id", value: id,
+              reason: "a mission with this id is already stored")
+          } catch StoreError.sqlite(let code, let message, _) where code & 0xFF == 19 {
+            // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
+            throw StoreError.invalidMissionFile(
+              file: fileName, line: record.line, field: nil, value: nil, reason: message)
           }
-          return replaced
         }
-        return ImportSummary(
-          format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
-      } catch {
-        knownMissions = snapshot  // rolled back
-        throw error
+        return replaced
       }
+      return ImportSummary(
+        format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
     }
   }
 }

@@ -25,17 +25,11 @@ extension MissionDatabase {
   /// - Complexity: O(n log N).
   public func insert(_ missions: some Sequence<Mission>, at time: Date = Date()) throws {
     try withConnection { connection in
-      let snapshot = knownMissions
-      do {
-        try connection.transaction {
-          for mission in missions {
-            try insertMissionLocked(
-              mission, properties: "{}", replace: false, updated: microseconds(time), connection)
-          }
+      try connection.transaction {
+        for mission in missions {
+          try insertMissionLocked(
+            mission, properties: "{}", replace: false, updated: microseconds(time), connection)
         }
-      } catch {
-        knownMissions = snapshot  // rolled back
-        throw error
       }
     }
   }
@@ -75,7 +69,8 @@ extension MissionDatabase {
     try upsert.bind(properties, at: 11)
     try upsert.bind(updated, at: 12)
     try upsert.run()
-    knownMissions.insert(mission.id)
+    // Not added to `knownMissions`: the transaction may still roll back, and the recorder
+    // looks ids up on first use anyway.
     return existed
   }
 

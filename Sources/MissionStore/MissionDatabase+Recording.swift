@@ -108,11 +108,14 @@ extension MissionDatabase {
     let time = microseconds(event.time)
     switch event.kind {
     case .fix(let fix, _, _):
-      let insert = try connection.cached(
-        """
-        INSERT OR IGNORE INTO track (mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps,
-          course_deg, mode, satellites, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """)
+      let insert =
+        try trackInsert
+        ?? connection.cached(
+          """
+          INSERT OR IGNORE INTO track (mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps,
+            course_deg, mode, satellites, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          """)
+      trackInsert = insert
       try insert.bind(event.missionID, at: 1)
       try insert.bind(microseconds(fix.time), at: 2)
       try insert.bind(fix.coordinate.latitude, at: 3)
@@ -171,8 +174,10 @@ extension MissionDatabase {
   func insertEventLocked(_ event: TrackingEvent, time: Int64, _ connection: SQLiteConnection)
     throws
   {
-    let insert = try connection.cached(
-      "INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
+    let insert =
+      try eventInsert
+      ?? connection.cached("INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
+    eventInsert = insert
     try insert.bind(event.missionID, at: 1)
     try insert.bind(event.type, at: 2)
     try insert.bind(time, at: 3)

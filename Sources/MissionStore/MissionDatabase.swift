@@ -36,6 +36,10 @@ public final class MissionDatabase: @unchecked Sendable {
   var deferredError: (any Error)?
   /// Guarded by `lock`.
   var counters = IngestCounters()
+  /// Guarded by `lock`: the two statements run per fix, held directly so the hot path skips
+  /// the statement cache's lookup (they live in that cache too and close with it).
+  var trackInsert: SQLiteStatement?
+  var eventInsert: SQLiteStatement?
 
   /// Opens (creating if needed) the database at `path`.
   ///
@@ -122,6 +126,8 @@ public final class MissionDatabase: @unchecked Sendable {
       defer {
         connection.close()
         self.connection = nil
+        trackInsert = nil
+        eventInsert = nil
       }
       if !batch.isEmpty { try commitPendingLocked(connection) }
     }
@@ -132,6 +138,8 @@ public final class MissionDatabase: @unchecked Sendable {
     locked {
       connection?.close()
       connection = nil
+      trackInsert = nil
+      eventInsert = nil
       batch = EventBatch()
     }
   }

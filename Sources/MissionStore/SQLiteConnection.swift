@@ -12,9 +12,15 @@ final class SQLiteConnection {
   let path: String
   private var cache: [String: SQLiteStatement] = [:]
 
+  /// Process-wide SQLite settings, applied once before the first connection: memory
+  /// statistics off (they take a global mutex on every allocation). If SQLite was already
+  /// initialised by someone else the call fails harmlessly and the default stays.
+  private static let configured: Bool = missiontrack_sqlite_disable_memstatus() == SQLITE_OK
+
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
   /// - Throws: `StoreError.sqlite` with SQLite's code and message.
   init(path: String, readOnly: Bool) throws {
+    _ = Self.configured
     self.path = path
     var db: OpaquePointer?
     let flags =
@@ -79,11 +85,11 @@ final class SQLiteConnection {
     return SQLiteStatement(handle: statement, sql: sql, connection: self)
   }
 
-  /// The statement for `sql`, prepared on first use and reused afterwards (reset, bindings
-  /// cleared).
+  /// The statement for `sql`, prepared on first use and reused afterwards (reset; every
+  /// caller binds all parameters).
   func cached(_ sql: String) throws -> SQLiteStatement {
     if let statement = cache[sql] {
-      statement.reset()
+      statement.rewind()
       return statement
     }
     let statement = try prepare(sql)

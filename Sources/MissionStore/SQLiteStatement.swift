@@ -23,11 +23,18 @@ final class SQLiteStatement {
     handle = nil
   }
 
-  /// Resets the statement for another run and clears its bindings.
+  /// Resets the statement for another run and clears its bindings (so no value outlives
+  /// its use).
   func reset() {
     guard let handle else { return }
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
+  }
+
+  /// Resets the statement for another run, keeping bindings (cheap; for reuse).
+  func rewind() {
+    guard let handle else { return }
+    sqlite3_reset(handle)
   }
 
   private func check(_ rc: Int32) throws {
@@ -90,9 +97,10 @@ final class SQLiteStatement {
     }
   }
 
-  /// Runs the statement to completion (for INSERT/UPDATE/DELETE) and resets it.
+  /// Runs the statement to completion (for INSERT/UPDATE/DELETE) and rewinds it; every use
+  /// binds all parameters again.
   func run() throws {
-    defer { reset() }
+    defer { rewind() }
     while try step() {}
   }
 

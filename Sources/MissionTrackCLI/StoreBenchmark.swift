@@ -56,19 +56,29 @@ enum StoreBenchmark: Command {
     defer { try? FileManager.default.removeItem(at: directory) }
 
     let events = makeFixEvents(count: max(fixes, naive))
+    let load = loadAverage()
+    // The part of each fix's cost that is encoding its JSON line (paid by any sink).
+    var totalBytes = 0
+    let encoding = try measureWallAndCPU {
+      for event in events.prefix(fixes) { totalBytes &+= event.jsonLine.utf8.count }
+    }
     var batchedRates: [Double] = []
+    var batchedCPURates: [Double] = []
     var naiveRates: [Double] = []
+    var naiveCPURates: [Double] = []
     for round in 0..<repeats {
       let batched = try ingest(
         events.prefix(fixes), directory: directory, name: "batched-\(round)",
         configuration: StoreConfiguration(
           synchronous: synchronous,
           groupCommit: GroupCommitPolicy(maxEvents: batch, maxDelay: .milliseconds(200))))
-      batchedRates.append(Double(fixes) / batched)
+      batchedRates.append(Double(fixes) / batched.wall)
+      batchedCPURates.append(Double(fixes) / batched.cpu)
       let perFix = try ingest(
         events.prefix(naive), directory: directory, name: "naive-\(round)",
         configuration: StoreConfiguration(synchronous: synchronous, groupCommit: .immediate))
-      naiveRates.append(Double(naive) / perFix)
+      naiveRates.append(Double(naive) / perFix.wall)
+      naiveCPURates.append(Double(naive) / perFix.cpu)
     }
     let batchedRate = median(batchedRates)
     let naiveRate = median(naiveRates)
@@ -78,15 +88,23 @@ enum StoreBenchmark: Command {
     json.add("synchronous", synchronous.rawValue.lowercased())
     json.add("batch_events", batch)
     json.add("repeats", repeats)
+    json.add("load_average_1m", load)
     json.add("fixes", fixes)
     json.add("batched_fixes_per_s", batchedRate.rounded())
+    json.add("batched_fixes_per_cpu_s", median(batchedCPURates).rounded())
     json.add("naive_fixes", naive)
     json.add("naive_fixes_per_s", naiveRate.rounded())
+    json.add("naive_fixes_per_cpu_s", median(naiveCPURates).rounded())
     json.add("speedup", batchedRate / naiveRate)
-    console.err("store ingest (\(synchronous.rawValue), median of \(repeats)):")
+    json.add("json_lines_per_cpu_s", (Double(fixes) / encoding.cpu).rounded())
     console.err(
-      "  batched (\(batch)/commit): \(Int(batchedRate)) fixes/s over \(fixes) fixes")
-    console.err("  naive (1/commit):         \(Int(naiveRate)) fixes/s over \(naive) fixes")
+      "store ingest (synchronous \(synchronous.rawValue), median of \(repeats), load \(load)):")
+    console.err(
+      "  batched (\(batch)/commit): \(Int(batchedRate)) fixes/s wall, "
+        + "\(Int(median(batchedCPURates))) per CPU-second, over \(fixes) fixes")
+    console.err(
+      "  naive (1/commit):      \(Int(naiveRate)) fixes/s wall, "
+        + "\(Int(median(naiveCPURates))) per CPU-second, over \(naive) fixes")
     console.err("  speedup: \(String(format: "%.1f", batchedRate / naiveRate))x")
 
     if missions > 0 {
@@ -98,15 +116,17 @@ enum StoreBenchmark: Command {
         try database.close()
       }
       var locationTimes: [Double] = []
+      var locationCPUTimes: [Double] = []
       var fullTimes: [Double] = []
       var count = 0
       for _ in 0..<repeats {
-        locationTimes.append(
-          try measure {
-            let database = try MissionDatabase(path: path)
-            count = try database.missionLocations().count
-            try database.close()
-          })
+        let read = try measureWallAndCPU {
+          let database = try MissionDatabase(path: path)
+          count = try database.missionLocations().count
+          try database.close()
+        }
+        locationTimes.append(read.wall)
+        locationCPUTimes.append(read.cpu)
         fullTimes.append(
           try measure {
             let database = try MissionDatabase(path: path)
@@ -120,6 +140,7 @@ enum StoreBenchmark: Command {
       json.add("missions", missions)
       json.add("missions_insert_s", setup)
       json.add("open_and_read_locations_s", median(locationTimes))
+      json.add("open_and_read_locations_cpu_s", median(locationCPUTimes))
       json.add("open_and_read_full_missions_s", median(fullTimes))
       console.err("missions (\(missions)):")
       console.err("  insert (one transaction):        \(String(format: "%.3f", setup)) s")
@@ -132,11 +153,35 @@ enum StoreBenchmark: Command {
     return 0
   }
 
-  /// Seconds spent in `body`.
+  /// Wall-clock seconds spent in `body`.
   private static func measure(_ body: () throws -> Void) throws -> Double {
+    try measureWallAndCPU(body).wall
+  }
+
+  /// Wall-clock and process CPU seconds spent in `body`. The CPU figure shows the cost
+  /// independent of other processes competing for the cores.
+  private static func measureWallAndCPU(_ body: () throws -> Void) throws
+    -> (wall: Double, cpu: Double)
+  {
+    let cpuStart = processCPUSeconds()
     let elapsed = try ContinuousClock().measure(body)
+    let cpu = processCPUSeconds() - cpuStart
     let (seconds, attoseconds) = elapsed.components
-    return Double(seconds) + Double(attoseconds) * 1e-18
+    return (Double(seconds) + Double(attoseconds) * 1e-18, cpu)
+  }
+
+  private static func processCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+  }
+
+  /// The 1-minute load average, to judge how shared the machine was.
+  private static func loadAverage() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+      let first = text.split(separator: " ").first, let value = Double(first)
+    else { return -1 }
+    return value
   }
 
   private static func median(_ values: [Double]) -> Double {
@@ -145,12 +190,12 @@ enum StoreBenchmark: Command {
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
   }
 
-  /// Records `events` into a new database with one active mission; returns the seconds from
-  /// the first `record` to the end of the final flush.
+  /// Records `events` into a new database with one active mission; returns the wall and CPU
+  /// seconds from the first `record` to the end of the final flush.
   private static func ingest(
     _ events: ArraySlice<TrackingEvent>, directory: URL, name: String,
     configuration: StoreConfiguration
-  ) throws -> Double {
+  ) throws -> (wall: Double, cpu: Double) {
     let path = directory.appendingPathComponent("\(name).sqlite").path
     let database = try MissionDatabase(path: path, configuration: configuration)
     try database.insert([
@@ -158,7 +203,7 @@ enum StoreBenchmark: Command {
         id: "bench", coordinate: try Coordinate(latitude: 59.3293, longitude: 18.0686),
         state: .active)
     ])
-    let seconds = try measure {
+    let seconds = try measureWallAndCPU {
       for event in events { try database.record(event) }
       try database.flush()
     }
