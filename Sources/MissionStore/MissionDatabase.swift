@@ -82,6 +82,9 @@ public final class MissionDatabase: @unchecked Sendable {
         try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
       }
       try connection.execute("PRAGMA foreign_keys = ON")
+      // 32 MiB of page cache (SQLite's default is 2 MiB): large imports and the per-batch
+      // index updates stay in memory instead of spilling to the WAL mid-transaction.
+      try connection.execute("PRAGMA cache_size = -32768")
       if !configuration.readOnly { try migrator.migrate(connection) }
     } catch {
       connection.close()

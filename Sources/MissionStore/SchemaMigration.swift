@@ -36,7 +36,9 @@ struct SchemaMigration: Sendable {
       properties TEXT NOT NULL DEFAULT '{}',
       updated_us INTEGER NOT NULL
     ) WITHOUT ROWID;
-    CREATE INDEX missions_by_state ON missions (state);
+    -- Serves the state filter and, with the id every index of a WITHOUT ROWID table
+    -- carries, covers the bulk (id, lat, lon, state) read that rebuilds the proximity index.
+    CREATE INDEX missions_by_state ON missions (state, lat, lon);
     CREATE TABLE transitions (
       seq INTEGER PRIMARY KEY,
       mission_id TEXT NOT NULL REFERENCES missions (id),
