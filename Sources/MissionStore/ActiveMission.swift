@@ -16,8 +16,7 @@ public struct ActiveMission: Sendable, Hashable {
   public var trackFixCount: Int
 
   /// Creates a resume record.
-  public init(mission: Mission, fences: [String: FenceState], lastFix: Fix?, trackFixCount: Int)
-  {
+  public init(mission: Mission, fences: [String: FenceState], lastFix: Fix?, trackFixCount: Int) {
     self.mission = mission
     self.fences = fences
     self.lastFix = lastFix

@@ -18,7 +18,9 @@ struct JSONParser {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     let node = try parser.value()
     parser.skipSpace()
-    guard parser.index == bytes.count else { throw parser.fail("unexpected text after the JSON value") }
+    guard parser.index == bytes.count else {
+      throw parser.fail("unexpected text after the JSON value")
+    }
     return node
   }
 
@@ -85,8 +87,7 @@ struct JSONParser {
       index += 1
       guard digits() > 0 else { throw fail("invalid number: no digits after '.'") }
     }
-    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")
-    {
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
       index += 1
       if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
       {

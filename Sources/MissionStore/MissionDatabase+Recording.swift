@@ -176,7 +176,8 @@ extension MissionDatabase {
   {
     let insert =
       try eventInsert
-      ?? connection.cached("INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
+      ?? connection.cached(
+        "INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
     eventInsert = insert
     try insert.bind(event.missionID, at: 1)
     try insert.bind(event.type, at: 2)

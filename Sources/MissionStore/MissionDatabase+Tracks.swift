@@ -27,7 +27,8 @@ extension MissionDatabase {
       time: date(microseconds: row.int64(at: 0)),
       coordinate: Coordinate(uncheckedLatitude: row.double(at: 1), longitude: row.double(at: 2)),
       mode: FixMode(rawValue: Int(row.int64(at: 7))) ?? .threeD, source: row.string(at: 9) ?? "",
-      altitudeMeters: row.optionalDouble(at: 3), horizontalAccuracyMeters: row.optionalDouble(at: 4),
+      altitudeMeters: row.optionalDouble(at: 3),
+      horizontalAccuracyMeters: row.optionalDouble(at: 4),
       speedMetersPerSecond: row.optionalDouble(at: 5), courseDegrees: row.optionalDouble(at: 6),
       satellitesUsed: row.optionalInt64(at: 8).map { Int($0) })
   }

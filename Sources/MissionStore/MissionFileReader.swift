@@ -151,7 +151,8 @@ enum MissionFileReader {
       else { throw fail(feature, "feature \(index): the geometry must be a Point") }
       guard let coordinates = geometry["coordinates"],
         case .array(let position) = coordinates.value, position.count >= 2,
-        case .number(let lonText) = position[0].value, case .number(let latText) = position[1].value,
+        case .number(let lonText) = position[0].value,
+        case .number(let latText) = position[1].value,
         let lon = Double(lonText), let lat = Double(latText)
       else { throw fail(geometry, "feature \(index): coordinates must be [lon, lat]") }
       guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon) else {

@@ -51,7 +51,9 @@ struct MissionRecord {
     for field in fields {
       if case .null = field.value { continue }
       if case .text(let text) = field.value, text.isEmpty { continue }
-      if knownFields.contains(field.name), !(geometry != nil && (field.name == "lat" || field.name == "lon")) {
+      if knownFields.contains(field.name),
+        !(geometry != nil && (field.name == "lat" || field.name == "lon"))
+      {
         known[field.name] = field
       } else {
         extra.append(field)

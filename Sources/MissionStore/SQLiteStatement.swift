@@ -49,7 +49,9 @@ final class SQLiteStatement {
   /// Binds an integer, or NULL.
   func bind(_ value: Int64?, at index: Int32) throws {
     let h = try live()
-    if let value { try check(sqlite3_bind_int64(h, index, value)) } else {
+    if let value {
+      try check(sqlite3_bind_int64(h, index, value))
+    } else {
       try check(sqlite3_bind_null(h, index))
     }
   }
@@ -63,7 +65,9 @@ final class SQLiteStatement {
   /// reject in CHECKs anyway).
   func bind(_ value: Double?, at index: Int32) throws {
     let h = try live()
-    if let value, !value.isNaN { try check(sqlite3_bind_double(h, index, value)) } else {
+    if let value, !value.isNaN {
+      try check(sqlite3_bind_double(h, index, value))
+    } else {
       try check(sqlite3_bind_null(h, index))
     }
   }

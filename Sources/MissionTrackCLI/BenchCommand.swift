@@ -6,7 +6,7 @@ enum BenchCommand: Command {
 
   /// Each benchmark is a `Command` whose name is the word after `bench`.
   static let benchmarks: [any Command.Type] = [
-    StoreBenchmark.self,
+    StoreBenchmark.self
   ]
 
   static var help: String {

@@ -82,7 +82,8 @@ package struct JSONObjectWriter {
   package static func appendQuoted(_ value: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     let utf8 = value.utf8
-    if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+    if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+    {
       out.append(contentsOf: utf8)
     } else {
       for byte in utf8 {

@@ -11,7 +11,8 @@ import Testing
     let writer = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("w", state: .active)] + others,
       configuration: StoreConfiguration(
-        synchronous: .normal, groupCommit: GroupCommitPolicy(maxEvents: 250, maxDelay: .milliseconds(5))))
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 250, maxDelay: .milliseconds(5))))
     let path = directory.path()
     let fixCount = 20_000
     let errors = Shared<[String]>([])
@@ -22,7 +23,8 @@ import Testing
       defer { finished.update { $0 += 1 } }
       do {
         for start in stride(from: 0, to: fixCount, by: 100) {
-          try writer.record(contentsOf: (start..<start + 100).map { Fixtures.fixEvent($0, mission: "w") })
+          try writer.record(
+            contentsOf: (start..<start + 100).map { Fixtures.fixEvent($0, mission: "w") })
         }
         try writer.flush()
       } catch {

@@ -22,7 +22,9 @@ import Testing
   @Test func timesFormatLikeTheReferenceAcrossCenturies() {
     var generator = SplitMix64(seed: 2024)
     let fixed: [Double] = [0, -0.0004, -1, 951_782_400, 1_709_251_199.9996, 253_402_300_799.999]
-    let random = (0..<2000).map { _ in Double.random(in: -2_000_000_000...253_402_300_799, using: &generator) }
+    let random = (0..<2000).map { _ in
+      Double.random(in: -2_000_000_000...253_402_300_799, using: &generator)
+    }
     for seconds in fixed + random {
       let date = Date(timeIntervalSince1970: seconds)
       #expect(UTCTime.format(date) == referenceFormat(date), "\(seconds)")
@@ -41,7 +43,8 @@ import Testing
     json.addRaw("raw", json: "[1,2]")
     #expect(
       json.result
-        == #"{"s":"a\"b\\c\nd\re\tf\u0001g\u001fé😀","n":1.5,"inf":null,"i":-3,"b":false,"raw":[1,2]}"#)
+        == #"{"s":"a\"b\\c\nd\re\tf\u0001g\u001fé😀","n":1.5,"inf":null,"i":-3,"b":false,"raw":[1,2]}"#
+    )
     var text = "x"
     JSONObjectWriter.appendQuoted("q\"\u{0}", to: &text)
     #expect(text == #"x"q\"\u0000""#)
@@ -53,9 +56,11 @@ import Testing
       coordinate: try Coordinate(latitude: 59.3293, longitude: 18.0686), source: "nmea",
       altitudeMeters: 12, horizontalAccuracyMeters: 3.5)
     let event = TrackingEvent(
-      time: fix.time, missionID: "m-1", kind: .fix(fix, distanceToMissionMeters: 120.5, travelledMeters: 0))
+      time: fix.time, missionID: "m-1",
+      kind: .fix(fix, distanceToMissionMeters: 120.5, travelledMeters: 0))
     #expect(
       event.jsonLine
-        == #"{"type":"fix","time":"2024-05-01T10:00:00.250Z","mission_id":"m-1","lat":59.3293,"lon":18.0686,"alt_m":12.0,"eph_m":3.5,"distance_m":120.5,"travelled_m":0.0}"#)
+        == #"{"type":"fix","time":"2024-05-01T10:00:00.250Z","mission_id":"m-1","lat":59.3293,"lon":18.0686,"alt_m":12.0,"eph_m":3.5,"distance_m":120.5,"travelled_m":0.0}"#
+    )
   }
 }

@@ -84,7 +84,9 @@ import Testing
     #expect(try store.mission(id: "99")?.deadline != nil)
     // A .json file holding a FeatureCollection is read as GeoJSON too.
     let other = try TemporaryDirectory()
-    #expect(try database(other).importMissions(from: try other.write(geojson, to: "m.json")).format == .geojson)
+    #expect(
+      try database(other).importMissions(from: try other.write(geojson, to: "m.json")).format
+        == .geojson)
   }
 
   @Test func aBadCSVRowNamesItsLineAndImportsNothing() throws {
@@ -102,22 +104,23 @@ import Testing
     #expect(try store.missionCount() == 0)
   }
 
-  @Test(arguments: [
-    ("id,lat,lon\n1,2,3\n1,4,5\n", 3, "id"),  // duplicate id
-    ("id,lat,lon\n1,2\n", 2, nil),  // wrong field count
-    ("id,lat,lon\n,2,3\n", 2, "id"),  // missing id
-    ("id,lat,lon\n1,abc,3\n", 2, "lat"),
-    ("id,lat,lon\n1,2,181\n", 2, "lon"),
-    ("id,lat,lon,radius_m\n1,2,3,0\n", 2, "radius_m"),
-    ("id,lat,lon,deadline\n1,2,3,2026-01-01T00:00:00\n", 2, "deadline"),  // no zone
-    ("id,lat,lon,deadline\n1,2,3,tomorrow\n", 2, "deadline"),
-    ("id,lat,lon,state\n1,2,3,sleeping\n", 2, "state"),
-    ("id,lat,lon,reward\n1,2,3,lots\n", 2, "reward"),
-    ("id,lat,lon,currency\n1,2,3,kronor\n", 2, "currency"),
-    ("id,lat\n1,2\n", 1, "lon"),  // header without lon
-    ("id,lat,lon\n1,2,3\n\"2,4,5\n", 3, nil),  // unterminated quote
-    ("id,lat,lon\n1,2\"x\",3\n", 2, nil),  // stray quote
-  ] as [(String, Int, String?)])
+  @Test(
+    arguments: [
+      ("id,lat,lon\n1,2,3\n1,4,5\n", 3, "id"),  // duplicate id
+      ("id,lat,lon\n1,2\n", 2, nil),  // wrong field count
+      ("id,lat,lon\n,2,3\n", 2, "id"),  // missing id
+      ("id,lat,lon\n1,abc,3\n", 2, "lat"),
+      ("id,lat,lon\n1,2,181\n", 2, "lon"),
+      ("id,lat,lon,radius_m\n1,2,3,0\n", 2, "radius_m"),
+      ("id,lat,lon,deadline\n1,2,3,2026-01-01T00:00:00\n", 2, "deadline"),  // no zone
+      ("id,lat,lon,deadline\n1,2,3,tomorrow\n", 2, "deadline"),
+      ("id,lat,lon,state\n1,2,3,sleeping\n", 2, "state"),
+      ("id,lat,lon,reward\n1,2,3,lots\n", 2, "reward"),
+      ("id,lat,lon,currency\n1,2,3,kronor\n", 2, "currency"),
+      ("id,lat\n1,2\n", 1, "lon"),  // header without lon
+      ("id,lat,lon\n1,2,3\n\"2,4,5\n", 3, nil),  // unterminated quote
+      ("id,lat,lon\n1,2\"x\",3\n", 2, nil),  // stray quote
+    ] as [(String, Int, String?)])
   func badCSVValuesAreReportedWithTheirLine(csv: String, line: Int, field: String?) throws {
     let directory = try TemporaryDirectory()
     let store = try database(directory)
@@ -186,8 +189,11 @@ import Testing
     }
     #expect(try store.mission(id: "a") == nil)
     // A failed import does not leave the rolled-back id in the recorder's cache.
-    #expect(throws: StoreError.missionNotFound("a")) { try store.record(Fixtures.fixEvent(0, mission: "a")) }
-    let summary = try store.importMissions(csv, format: .csv, fileName: "t.csv", replacingExisting: true)
+    #expect(throws: StoreError.missionNotFound("a")) {
+      try store.record(Fixtures.fixEvent(0, mission: "a"))
+    }
+    let summary = try store.importMissions(
+      csv, format: .csv, fileName: "t.csv", replacingExisting: true)
     #expect(summary.replacedCount == 1)
     #expect(try store.mission(id: "b")?.title == "changed")
   }
@@ -212,6 +218,7 @@ import Testing
   @Test func errorMessagesNameFileLineFieldAndValue() {
     let error = StoreError.invalidMissionFile(
       file: "m.csv", line: 4, field: "lat", value: "91", reason: "must be in [-90, 90]")
-    #expect(error.description == "m.csv:4: field 'lat' = '91': must be in [-90, 90] (nothing imported)")
+    #expect(
+      error.description == "m.csv:4: field 'lat' = '91': must be in [-90, 90] (nothing imported)")
   }
 }

@@ -21,10 +21,14 @@ import Testing
     let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m")])
     let time = Fixtures.start
     let accepted = try database.apply(.accept, toMission: "m", at: time)
-    #expect(accepted == MissionTransition(missionID: "m", action: .accept, from: .open, to: .accepted, time: time))
+    #expect(
+      accepted
+        == MissionTransition(
+          missionID: "m", action: .accept, from: .open, to: .accepted, time: time))
     try database.apply(.start, toMission: "m", at: time.addingTimeInterval(60))
     // A reader on its own connection sees the transition at once: it committed.
-    let reader = try MissionDatabase(path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
     #expect(try reader.mission(id: "m")?.state == .active)
     let log = try reader.transitions(ofMission: "m")
     #expect(log.map(\.to) == [.accepted, .active])
@@ -33,7 +37,10 @@ import Testing
     #expect(
       try reader.eventLines(ofMission: "m") == [
         accepted.event.jsonLine,
-        TrackingEvent(time: time.addingTimeInterval(60), missionID: "m", kind: .state(from: .accepted, to: .active)).jsonLine,
+        TrackingEvent(
+          time: time.addingTimeInterval(60), missionID: "m",
+          kind: .state(from: .accepted, to: .active)
+        ).jsonLine,
       ])
   }
 
@@ -43,16 +50,21 @@ import Testing
     try database.apply(.accept, toMission: "m")
     try database.record(Fixtures.fixEvent(0, mission: "m"))  // pending
     let before = try snapshot(database, "m")
-    #expect(throws: TrackingError.illegalTransition(missionID: "m", state: .accepted, action: .submit)) {
+    #expect(
+      throws: TrackingError.illegalTransition(missionID: "m", state: .accepted, action: .submit)
+    ) {
       try database.apply(.submit, toMission: "m")
     }
     #expect(try snapshot(database, "m") == before)
-    #expect(throws: StoreError.missionNotFound("ghost")) { try database.apply(.accept, toMission: "ghost") }
+    #expect(throws: StoreError.missionNotFound("ghost")) {
+      try database.apply(.accept, toMission: "ghost")
+    }
   }
 
   @Test func idempotentActionsRecordNothing() throws {
     let directory = try TemporaryDirectory()
-    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m", state: .accepted)])
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .accepted)])
     try database.apply(.start, toMission: "m")
     let again = try database.apply(.start, toMission: "m")
     #expect(!again.changedState && again.to == .active)
@@ -77,7 +89,9 @@ import Testing
         if target != model[id]! { changes[id]! += 1 }
         model[id] = target
       } else {
-        #expect(throws: TrackingError.illegalTransition(missionID: id, state: model[id]!, action: action)) {
+        #expect(
+          throws: TrackingError.illegalTransition(missionID: id, state: model[id]!, action: action)
+        ) {
           try database.apply(action, toMission: id, at: time)
         }
       }

@@ -35,7 +35,9 @@ import Testing
       #expect(try connection.strings("SELECT name FROM schema_migrations") == ["initial schema"])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
-    try full.withConnection { connection throws in #expect(try connection.integer("PRAGMA synchronous") == 2) }  // FULL
+    try full.withConnection { connection throws in
+      #expect(try connection.integer("PRAGMA synchronous") == 2)
+    }  // FULL
   }
 
   @Test func migrationsRunInOrderOnceAndAreRecorded() throws {
@@ -57,7 +59,8 @@ import Testing
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == ["initial schema", "notes", "notes index"])
       // Running the migrator again finds nothing to do.
-      #expect(try SchemaMigrator(migrations: SchemaMigration.all + [v2, v3]).migrate(connection) == 0)
+      #expect(
+        try SchemaMigrator(migrations: SchemaMigration.all + [v2, v3]).migrate(connection) == 0)
     }
     #expect(try upgraded.mission(id: "kept") != nil)
   }
@@ -164,7 +167,9 @@ import Testing
     }
     let database = try Fixtures.database(in: directory, missions: missions)
     let locations = try database.missionLocations()
-    let expected = missions.map { MissionLocation(id: $0.id, coordinate: $0.coordinate, state: $0.state) }
+    let expected = missions.map {
+      MissionLocation(id: $0.id, coordinate: $0.coordinate, state: $0.state)
+    }
     #expect(Set(locations) == Set(expected))
     #expect(locations.count == missions.count)
   }

@@ -29,7 +29,8 @@ import Testing
   }
 
   @Test func jsonParsesValuesAndKeepsLinesAndLiterals() throws {
-    let root = try JSONParser.parse(Array("{\n \"a\": [1, -2.5e3, true, null],\n \"b\": \"\\\"\\n\\u00e9\"\n}".utf8))
+    let root = try JSONParser.parse(
+      Array("{\n \"a\": [1, -2.5e3, true, null],\n \"b\": \"\\\"\\n\\u00e9\"\n}".utf8))
     guard case .array(let items)? = root["a"]?.value else {
       Issue.record("no array")
       return
@@ -47,7 +48,9 @@ import Testing
     #expect(s == "\"\né")
   }
 
-  @Test(arguments: ["", "[1,]", "{\"a\" 1}", "01", "[1] x", "\"\\x\"", "\"\\ud800\"", "tru", "1.", "-"])
+  @Test(arguments: [
+    "", "[1,]", "{\"a\" 1}", "01", "[1] x", "\"\\x\"", "\"\\ud800\"", "tru", "1.", "-",
+  ])
   func jsonRejectsInvalidDocuments(text: String) {
     #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
   }

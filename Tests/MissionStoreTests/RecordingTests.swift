@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct RecordingTests {
   private let holdBatches = StoreConfiguration(
-    synchronous: .normal, groupCommit: GroupCommitPolicy(maxEvents: 10_000, maxDelay: .seconds(3600)))
+    synchronous: .normal,
+    groupCommit: GroupCommitPolicy(maxEvents: 10_000, maxDelay: .seconds(3600)))
 
   @Test func everyEventKindLandsInItsTableAndTheEventLog() throws {
     let directory = try TemporaryDirectory()
@@ -15,16 +16,31 @@ import Testing
     let t = Fixtures.start
     let events: [TrackingEvent] = [
       Fixtures.fixEvent(0, mission: "m"),
-      TrackingEvent(time: t.addingTimeInterval(0.5), missionID: "m", kind: .source(.connected, detail: "test")),
+      TrackingEvent(
+        time: t.addingTimeInterval(0.5), missionID: "m", kind: .source(.connected, detail: "test")),
       Fixtures.fixEvent(1, mission: "m"),
-      TrackingEvent(time: t.addingTimeInterval(1), missionID: "m", kind: .enter(fenceID: "m", distanceMeters: 20, initial: false)),
-      TrackingEvent(time: t.addingTimeInterval(1), missionID: "m", kind: .enter(fenceID: "other", distanceMeters: 5, initial: true)),
-      TrackingEvent(time: t.addingTimeInterval(2), missionID: "m", kind: .rejected(reason: "outlier", count: 2)),
-      TrackingEvent(time: t.addingTimeInterval(3), missionID: "m", kind: .rejected(reason: "outlier", count: 3)),
-      TrackingEvent(time: t.addingTimeInterval(3), missionID: "m", kind: .rejected(reason: "duplicate", count: 1)),
-      TrackingEvent(time: t.addingTimeInterval(31), missionID: "m", kind: .dwell(fenceID: "m", dwellSeconds: 30)),
-      TrackingEvent(time: t.addingTimeInterval(40), missionID: "m", kind: .exit(fenceID: "other", distanceMeters: 90)),
-      TrackingEvent(time: t.addingTimeInterval(41), missionID: "m", kind: .crossed(fenceID: "x", closestDistanceMeters: 3)),
+      TrackingEvent(
+        time: t.addingTimeInterval(1), missionID: "m",
+        kind: .enter(fenceID: "m", distanceMeters: 20, initial: false)),
+      TrackingEvent(
+        time: t.addingTimeInterval(1), missionID: "m",
+        kind: .enter(fenceID: "other", distanceMeters: 5, initial: true)),
+      TrackingEvent(
+        time: t.addingTimeInterval(2), missionID: "m", kind: .rejected(reason: "outlier", count: 2)),
+      TrackingEvent(
+        time: t.addingTimeInterval(3), missionID: "m", kind: .rejected(reason: "outlier", count: 3)),
+      TrackingEvent(
+        time: t.addingTimeInterval(3), missionID: "m",
+        kind: .rejected(reason: "duplicate", count: 1)),
+      TrackingEvent(
+        time: t.addingTimeInterval(31), missionID: "m", kind: .dwell(fenceID: "m", dwellSeconds: 30)
+      ),
+      TrackingEvent(
+        time: t.addingTimeInterval(40), missionID: "m",
+        kind: .exit(fenceID: "other", distanceMeters: 90)),
+      TrackingEvent(
+        time: t.addingTimeInterval(41), missionID: "m",
+        kind: .crossed(fenceID: "x", closestDistanceMeters: 3)),
     ]
     try database.record(contentsOf: events)
     #expect(database.pendingEventCount == events.count)
@@ -43,7 +59,11 @@ import Testing
     #expect(try database.eventLines(ofMission: "m") == events.map(\.jsonLine))
     #expect(try database.events(ofMission: "m").map(\.type) == events.map(\.type))
     let fences = try database.fenceStates(ofMission: "m")
-    #expect(fences["m"] == FenceState(isInside: true, insideSince: date(microseconds: microseconds(t.addingTimeInterval(1))), dwellReported: true))
+    #expect(
+      fences["m"]
+        == FenceState(
+          isInside: true, insideSince: date(microseconds: microseconds(t.addingTimeInterval(1))),
+          dwellReported: true))
     #expect(fences["other"] == FenceState())
     #expect(try database.rejectionCounts(ofMission: "m") == ["outlier": 5, "duplicate": 1])
     #expect(database.ingestCounters.fixes == 2 && database.ingestCounters.events == events.count)
@@ -82,8 +102,10 @@ import Testing
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)],
       configuration: StoreConfiguration(
-        synchronous: .normal, groupCommit: GroupCommitPolicy(maxEvents: 10, maxDelay: .seconds(3600))))
-    let reader = try MissionDatabase(path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 10, maxDelay: .seconds(3600))))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
     try database.record(contentsOf: (0..<25).map { Fixtures.fixEvent($0, mission: "m") })
     #expect(try reader.track(ofMission: "m").count == 20)
     #expect(database.pendingEventCount == 5)
@@ -97,8 +119,10 @@ import Testing
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)],
       configuration: StoreConfiguration(
-        synchronous: .normal, groupCommit: GroupCommitPolicy(maxEvents: 1000, maxDelay: .milliseconds(20))))
-    let reader = try MissionDatabase(path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 1000, maxDelay: .milliseconds(20))))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
     try database.record(contentsOf: (0..<3).map { Fixtures.fixEvent($0, mission: "m") })
     let deadline = Date().addingTimeInterval(10)
     while try reader.track(ofMission: "m").count < 3, Date() < deadline { usleep(5000) }
@@ -121,7 +145,8 @@ import Testing
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)],
       configuration: StoreConfiguration(
-        synchronous: .normal, groupCommit: GroupCommitPolicy(maxEvents: 100, maxDelay: .seconds(3600))))
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 100, maxDelay: .seconds(3600))))
     try database.record(contentsOf: (0..<250).map { Fixtures.fixEvent($0, mission: "m") })
     database.abandon()  // as if killed: no flush, no close
     let reopened = try MissionDatabase(path: directory.path())
@@ -153,7 +178,8 @@ import Testing
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
-    let reader = try MissionDatabase(path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
     try database.record(contentsOf: (0..<3).map { Fixtures.fixEvent($0, mission: "m") })
     try database.apply(.arrive, toMission: "m", at: Fixtures.fix(3).time)
     #expect(try reader.events(ofMission: "m").map(\.type) == ["fix", "fix", "fix", "state"])
@@ -167,7 +193,8 @@ import Testing
     let t = Fixtures.start
     // The tracker arrives by itself: the event is the transition.
     try database.record(Fixtures.fixEvent(0, mission: "m"))
-    try database.record(TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .arrived)))
+    try database.record(
+      TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .arrived)))
     #expect(database.pendingEventCount == 0)
     #expect(try database.mission(id: "m")?.state == .arrived)
     #expect(try database.transitions(ofMission: "m").map(\.action) == [.arrive])
@@ -177,8 +204,12 @@ import Testing
     #expect(try database.transitions(ofMission: "m").count == 2)
     #expect(try database.events(ofMission: "m").filter { $0.type == "state" }.count == 2)
     // A state event that contradicts the store is refused.
-    #expect(throws: StoreError.stateConflict(missionID: "m", stored: .submitted, from: .active, to: .cancelled)) {
-      try database.record(TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .cancelled)))
+    #expect(
+      throws: StoreError.stateConflict(
+        missionID: "m", stored: .submitted, from: .active, to: .cancelled)
+    ) {
+      try database.record(
+        TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .cancelled)))
     }
   }
 
@@ -187,13 +218,17 @@ import Testing
     do {
       let database = try Fixtures.database(
         in: directory,
-        missions: [Fixtures.mission("done", state: .completed), Fixtures.mission("m", state: .accepted)],
+        missions: [
+          Fixtures.mission("done", state: .completed), Fixtures.mission("m", state: .accepted),
+        ],
         configuration: holdBatches)
       #expect(try database.activeMission() == nil)
       try database.apply(.start, toMission: "m", at: Fixtures.start)
       try database.record(contentsOf: (0..<10).map { Fixtures.fixEvent($0, mission: "m") })
       try database.record(
-        TrackingEvent(time: Fixtures.fix(9).time, missionID: "m", kind: .enter(fenceID: "m", distanceMeters: 10, initial: false)))
+        TrackingEvent(
+          time: Fixtures.fix(9).time, missionID: "m",
+          kind: .enter(fenceID: "m", distanceMeters: 10, initial: false)))
       try database.apply(.arrive, toMission: "m", at: Fixtures.fix(9).time)  // commits the batch
       try database.record(Fixtures.fixEvent(10, mission: "m"))  // never committed
       database.abandon()
@@ -211,7 +246,8 @@ import Testing
 
   @Test func savingAFenceStateDirectlyIsResumed() throws {
     let directory = try TemporaryDirectory()
-    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m", state: .active)])
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)])
     let state = FenceState(isInside: true, insideSince: Fixtures.start, dwellReported: true)
     try database.saveFenceState(state, missionID: "m", fenceID: "m")
     let stored = try #require(try database.activeMission()?.fences["m"])
