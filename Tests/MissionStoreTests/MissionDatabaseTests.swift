@@ -181,3 +181,17 @@ import Testing
     #expect(decoded == state)
   }
 }
+
+@Suite struct QueryPlanTests {
+  @Test func theBulkLocationReadUsesTheCoveringIndex() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
+    try database.withConnection { connection throws in
+      let plan = try connection.prepare(
+        "EXPLAIN QUERY PLAN SELECT id, lat, lon, state FROM missions")
+      var details: [String] = []
+      while try plan.step() { details.append(plan.string(at: 3) ?? "") }
+      #expect(details.contains { $0.contains("COVERING INDEX missions_by_state") }, "\(details)")
+    }
+  }
+}
