@@ -91,8 +91,24 @@ extension MissionDatabase {
   func commitPendingLocked(_ connection: SQLiteConnection) throws {
     guard !batch.isEmpty else { return }
     var delta = IngestCounters()
+    let events = batch.events
     try connection.transaction {
-      for event in batch.events { try write(event, connection, &delta) }
+      var start = events.startIndex
+      while start < events.endIndex {
+        guard events[start].isFix else {
+          try write(events[start], connection, &delta)
+          start += 1
+          continue
+        }
+        var end = start + 1
+        while end < events.endIndex, end - start < Self.fixRunLength, events[end].isFix,
+          events[end].missionID == events[start].missionID
+        {
+          end += 1
+        }
+        try writeFixRun(events[start..<end], connection, &delta)
+        start = end
+      }
     }
     delta.commits = 1
     counters.events += delta.events
@@ -107,32 +123,9 @@ extension MissionDatabase {
   ) throws {
     let time = microseconds(event.time)
     switch event.kind {
-    case .fix(let fix, _, _):
-      let insert =
-        try trackInsert
-        ?? connection.cached(
-          """
-          INSERT OR IGNORE INTO track (mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps,
-            course_deg, mode, satellites, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          """)
-      trackInsert = insert
-      try insert.bind(event.missionID, at: 1)
-      try insert.bind(microseconds(fix.time), at: 2)
-      try insert.bind(fix.coordinate.latitude, at: 3)
-      try insert.bind(fix.coordinate.longitude, at: 4)
-      try insert.bind(fix.altitudeMeters, at: 5)
-      try insert.bind(fix.horizontalAccuracyMeters, at: 6)
-      try insert.bind(fix.speedMetersPerSecond, at: 7)
-      try insert.bind(fix.courseDegrees, at: 8)
-      try insert.bind(fix.mode.rawValue, at: 9)
-      try insert.bind(fix.satellitesUsed, at: 10)
-      try insert.bind(fix.source, at: 11)
-      try insert.run()
-      guard connection.changes == 1 else {
-        delta.duplicateFixes += 1
-        return
-      }
-      delta.fixes += 1
+    case .fix:
+      try writeFixRun([event][...], connection, &delta)
+      return
     case .enter(let fence, _, _):
       try saveFenceLocked(
         FenceState(isInside: true, insideSince: event.time), missionID: event.missionID,
@@ -174,11 +167,8 @@ extension MissionDatabase {
   func insertEventLocked(_ event: TrackingEvent, time: Int64, _ connection: SQLiteConnection)
     throws
   {
-    let insert =
-      try eventInsert
-      ?? connection.cached(
-        "INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
-    eventInsert = insert
+    let insert = try connection.cached(
+      "INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
     try insert.bind(event.missionID, at: 1)
     try insert.bind(event.type, at: 2)
     try insert.bind(time, at: 3)
@@ -222,5 +212,13 @@ extension MissionDatabase {
           connection)
       }
     }
+  }
+}
+
+extension TrackingEvent {
+  /// Whether this is a `fix` event (they are written in runs).
+  fileprivate var isFix: Bool {
+    if case .fix = kind { return true }
+    return false
   }
 }

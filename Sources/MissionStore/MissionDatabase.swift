@@ -36,10 +36,10 @@ public final class MissionDatabase: @unchecked Sendable {
   var deferredError: (any Error)?
   /// Guarded by `lock`.
   var counters = IngestCounters()
-  /// Guarded by `lock`: the two statements run per fix, held directly so the hot path skips
-  /// the statement cache's lookup (they live in that cache too and close with it).
-  var trackInsert: SQLiteStatement?
-  var eventInsert: SQLiteStatement?
+  /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
+  /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
+  var trackRuns: [SQLiteStatement?] = []
+  var eventRuns: [SQLiteStatement?] = []
 
   /// Opens (creating if needed) the database at `path`.
   ///
@@ -129,8 +129,8 @@ public final class MissionDatabase: @unchecked Sendable {
       defer {
         connection.close()
         self.connection = nil
-        trackInsert = nil
-        eventInsert = nil
+        trackRuns = []
+        eventRuns = []
       }
       if !batch.isEmpty { try commitPendingLocked(connection) }
     }
@@ -141,8 +141,8 @@ public final class MissionDatabase: @unchecked Sendable {
     locked {
       connection?.close()
       connection = nil
-      trackInsert = nil
-      eventInsert = nil
+      trackRuns = []
+      eventRuns = []
       batch = EventBatch()
     }
   }

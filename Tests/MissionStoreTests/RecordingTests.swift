@@ -85,6 +85,37 @@ import Testing
     #expect(database.ingestCounters.duplicateFixes == 50)
   }
 
+  @Test func repeatedTimesAndInterleavedMissionsInOneBatchAreEachStoredOnce() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory,
+      missions: [Fixtures.mission("a", state: .active), Fixtures.mission("b", state: .active)],
+      configuration: holdBatches)
+    var events: [TrackingEvent] = []
+    for i in 0..<100 {
+      events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a"))
+      if i % 5 == 0 { events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a")) }
+      if i % 11 == 0 {
+        events.append(
+          TrackingEvent(
+            time: Fixtures.fix(i).time, missionID: "a", kind: .source(.gap, detail: "\(i)")))
+      }
+    }
+    try database.record(contentsOf: events)
+    try database.flush()
+    let expectedB = (0..<100).filter { $0 % 7 == 0 }.count
+    #expect(try database.track(ofMission: "b").count == expectedB)
+    #expect(try database.track(ofMission: "a").count == 100 - expectedB)
+    // The log keeps the batch order, minus the repeated fixes.
+    var seen: Set<String> = []
+    let expectedLines = events.filter { event in
+      guard case .fix = event.kind else { return true }
+      return seen.insert(event.jsonLine).inserted
+    }.map(\.jsonLine)
+    #expect(try database.events().map(\.jsonLine) == expectedLines)
+    #expect(database.ingestCounters.duplicateFixes == 20)
+  }
+
   @Test func eventsOfAnUnknownMissionAreRefusedBeforeTheyJoinTheBatch() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
