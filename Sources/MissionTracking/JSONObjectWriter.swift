@@ -14,10 +14,17 @@ package struct JSONObjectWriter {
     bytes.append(UInt8(ascii: "{"))
   }
 
+  /// Appends the UTF-8 of `text` in one copy (iterating `String.UTF8View` byte by byte is
+  /// several times slower).
+  private static func appendUTF8(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { out.append(contentsOf: $0) }
+  }
+
   private mutating func key(_ name: String) {
     if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
     bytes.append(UInt8(ascii: "\""))
-    bytes.append(contentsOf: name.utf8)
+    Self.appendUTF8(name, to: &bytes)
     bytes.append(UInt8(ascii: "\""))
     bytes.append(UInt8(ascii: ":"))
   }
@@ -32,7 +39,7 @@ package struct JSONObjectWriter {
   package mutating func add(_ name: String, _ value: Double) {
     key(name)
     if value.isFinite {
-      bytes.append(contentsOf: value.description.utf8)
+      Self.appendUTF8(value.description, to: &bytes)
     } else {
       bytes.append(contentsOf: "null".utf8)
     }
@@ -41,7 +48,7 @@ package struct JSONObjectWriter {
   /// Adds an integer member.
   package mutating func add(_ name: String, _ value: Int) {
     key(name)
-    bytes.append(contentsOf: String(value).utf8)
+    Self.appendUTF8(String(value), to: &bytes)
   }
 
   /// Adds a boolean member.
@@ -68,24 +75,31 @@ package struct JSONObjectWriter {
   /// Adds pre-encoded JSON (an object or array) as the member's value.
   package mutating func addRaw(_ name: String, json: String) {
     key(name)
-    bytes.append(contentsOf: json.utf8)
+    Self.appendUTF8(json, to: &bytes)
   }
 
   /// The finished object, without a trailing newline.
   package var result: String {
-    var out = bytes
-    out.append(UInt8(ascii: "}"))
-    return String(decoding: out, as: UTF8.self)
+    // Every byte came from a String or an ASCII literal, so the bytes are valid UTF-8.
+    String(unsafeUninitializedCapacity: bytes.count + 1) { buffer in
+      let copied = buffer.initialize(fromContentsOf: bytes)
+      buffer[copied] = UInt8(ascii: "}")
+      return copied + 1
+    }
   }
 
   /// Appends `value` as a JSON string literal to UTF-8 bytes.
   package static func appendQuoted(_ value: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    let utf8 = value.utf8
-    if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-    {
-      out.append(contentsOf: utf8)
-    } else {
+    var value = value
+    value.withUTF8 { utf8 in
+      let plain = !utf8.contains {
+        $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+      }
+      if plain {
+        out.append(contentsOf: utf8)
+        return
+      }
       for byte in utf8 {
         switch byte {
         case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
