@@ -24,7 +24,8 @@ extension MissionDatabase {
     try withConnection { connection in try recordLocked(event, connection) }
   }
 
-  /// Accepts several events in order, taking the lock once (see `record(_:)`).
+  /// Accepts several events in order, taking the lock once (see `record(_:)`). When one is
+  /// refused, the events before it stay accepted and the rest are not looked at.
   public func record(contentsOf events: some Sequence<TrackingEvent>) throws {
     try withConnection { connection in
       for event in events { try recordLocked(event, connection) }
