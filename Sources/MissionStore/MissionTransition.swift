@@ -5,8 +5,8 @@ import MissionTracking
 public struct MissionTransition: Sendable, Hashable {
   /// The mission.
   public var missionID: String
-  /// The action taken; nil when the transition came from a tracker's `state` event that
-  /// named no action and none leads from `from` to `to`.
+  /// The action taken (for a tracker's `state` event, the action that leads from `from` to
+  /// `to`); nil only when a stored row names no action this version knows.
   public var action: MissionAction?
   /// The state before.
   public var from: MissionState
