@@ -8,6 +8,7 @@ enum BenchCommand: Command {
   static let benchmarks: [any Command.Type] = [
     ParseBenchmark.self,
     PipelineBenchmark.self,
+    StoreBenchmark.self,
   ]
 
   static let handlesHelp = true
