@@ -70,7 +70,7 @@ extension MissionDatabase {
       VALUES (?, ?, ?, ?, ?)
       """)
     try insert.bind(transition.missionID, at: 1)
-    try insert.bind(transition.action?.rawValue, at: 2)
+    try insert.bind(transition.action.rawValue, at: 2)
     try insert.bind(transition.from.rawValue, at: 3)
     try insert.bind(transition.to.rawValue, at: 4)
     try insert.bind(time, at: 5)
@@ -89,8 +89,8 @@ extension MissionDatabase {
       let id = event.missionID
       let stored = try storedStateLocked(id, connection)
       if stored == from, from != to {
-        let action = MissionAction.allCases.first { $0.target(from: from) == to }
-        guard action != nil else {
+        guard let action = MissionAction.allCases.first(where: { $0.target(from: from) == to })
+        else {
           throw StoreError.stateConflict(missionID: id, stored: stored, from: from, to: to)
         }
         try commitTransitionLocked(
@@ -131,7 +131,8 @@ extension MissionDatabase {
   {
     MissionTransition(
       missionID: missionID,
-      action: row.string(at: offset).flatMap(MissionAction.init(rawValue:)),
+      // Rows are written only with known actions; a newer schema is refused on open.
+      action: row.string(at: offset).flatMap(MissionAction.init(rawValue:)) ?? .start,
       from: MissionState(rawValue: row.string(at: offset + 1) ?? "") ?? .open,
       to: MissionState(rawValue: row.string(at: offset + 2) ?? "") ?? .open,
       time: date(microseconds: row.int64(at: offset + 3)))

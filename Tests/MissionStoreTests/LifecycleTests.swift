@@ -67,7 +67,7 @@ import Testing
       in: directory, missions: [Fixtures.mission("m", state: .accepted)])
     try database.apply(.start, toMission: "m")
     let again = try database.apply(.start, toMission: "m")
-    #expect(!again.changedState && again.to == .active)
+    #expect(again.from == again.to && again.to == .active)
     #expect(try database.transitions(ofMission: "m").count == 1)
   }
 
