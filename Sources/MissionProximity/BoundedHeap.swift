@@ -1,0 +1,57 @@
+/// The best `capacity` candidates seen so far (or all of them when `capacity` is nil), in a
+/// max-heap whose root is the worst kept candidate under `GridStorage.precedes`.
+struct BoundedHeap {
+  private var items: [GridCandidate] = []
+  private let capacity: Int
+  private let storage: GridStorage
+
+  /// A heap keeping at most `capacity` candidates (nil: keep all).
+  init(capacity: Int?, storage: GridStorage) {
+    self.capacity = capacity ?? Int.max
+    self.storage = storage
+    if let capacity { items.reserveCapacity(min(capacity, storage.count)) }
+  }
+
+  /// Whether `capacity` candidates are kept, so a new one must beat the worst.
+  var isFull: Bool { items.count >= capacity }
+
+  /// The distance of the worst kept candidate (only meaningful when not empty).
+  var worstDistance: Double { items[0].distance }
+
+  /// Keeps `candidate` if there is room or it precedes the worst kept one.
+  ///
+  /// - Complexity: O(log capacity); O(1) when unbounded.
+  mutating func offer(_ candidate: GridCandidate) {
+    if capacity == Int.max {
+      items.append(candidate)
+      return
+    }
+    if items.count < capacity {
+      items.append(candidate)
+      var child = items.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard storage.precedes(items[parent], items[child]) else { break }
+        items.swapAt(parent, child)
+        child = parent
+      }
+      return
+    }
+    guard storage.precedes(candidate, items[0]) else { return }
+    items[0] = candidate
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      guard left < items.count else { break }
+      var largest = left
+      let right = left + 1
+      if right < items.count && storage.precedes(items[left], items[right]) { largest = right }
+      guard storage.precedes(items[parent], items[largest]) else { break }
+      items.swapAt(parent, largest)
+      parent = largest
+    }
+  }
+
+  /// The kept candidates in result order.
+  func sorted() -> [GridCandidate] { items.sorted(by: storage.precedes) }
+}
