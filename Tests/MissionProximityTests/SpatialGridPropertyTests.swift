@@ -13,8 +13,17 @@ import Testing
   ) throws {
     var rng = SplitMix64(seed: seed)
     for _ in 0..<queries {
-      let center = TestData.coordinate(distribution, &rng)
-      let radius = TestData.radius(distribution, &rng)
+      // A quarter of the queries start on a mission, and a quarter of the radii end exactly
+      // on one, to hit the inclusive boundary and radius 0.
+      let existing = model.missions.values.map(\.coordinate)
+      var center = TestData.coordinate(distribution, &rng)
+      if !existing.isEmpty && Int.random(in: 0..<4, using: &rng) == 0 {
+        center = existing[Int.random(in: 0..<existing.count, using: &rng)]
+      }
+      var radius = TestData.radius(distribution, &rng)
+      if !existing.isEmpty && Int.random(in: 0..<4, using: &rng) == 0 {
+        radius = center.distance(to: existing[Int.random(in: 0..<existing.count, using: &rng)])
+      }
       let tag = Int.random(in: 0..<4, using: &rng)
       let usePredicate = Bool.random(using: &rng)
       let predicate: ((Int) -> Bool)? = usePredicate ? { $0 != tag } : nil
