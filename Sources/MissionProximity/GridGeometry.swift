@@ -51,12 +51,12 @@ struct GridGeometry: Sendable {
     self.wraps = wraps
   }
 
-  /// A grid for `entries` with about `targetPerCell` positions per cell on average over the
+  /// A grid for `coordinates` with about `targetPerCell` positions per cell on average over the
   /// data's bounding box.
   ///
   /// - Complexity: O(n).
-  static func fitting(_ entries: [GridEntry], targetPerCell: Double) -> GridGeometry {
-    guard !entries.isEmpty else {
+  static func fitting(_ coordinates: [Coordinate], targetPerCell: Double) -> GridGeometry {
+    guard !coordinates.isEmpty else {
       return GridGeometry(
         south: -90, west: -180, cellLatitude: 180, cellLongitude: 360, rows: 1, columns: 1,
         wraps: true)
@@ -65,14 +65,15 @@ struct GridGeometry: Sendable {
     var maxLat = -Double.infinity
     var minLon = Double.infinity
     var maxLon = -Double.infinity
-    for entry in entries {
+    for entry in coordinates {
       minLat = min(minLat, entry.latitude)
       maxLat = max(maxLat, entry.latitude)
       let lon = entry.longitude == 180 ? -180 : entry.longitude
       minLon = min(minLon, lon)
       maxLon = max(maxLon, lon)
     }
-    let wanted = max(1, min(Double(entries.count) / targetPerCell, 4 * Double(entries.count)))
+    let wanted = max(
+      1, min(Double(coordinates.count) / targetPerCell, 4 * Double(coordinates.count)))
     let wraps = maxLon - minLon > 180
     let latSpan = max(maxLat - minLat, minimumCellDegrees)
     let lonSpan = wraps ? 360 : max(maxLon - minLon, minimumCellDegrees)

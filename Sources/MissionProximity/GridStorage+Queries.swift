@@ -33,6 +33,7 @@ extension GridStorage {
 
   /// Every live mission within `radiusMeters` (inclusive) of `center` that passes `filter`,
   /// nearest first, ties by id.
+  @usableFromInline
   func missions(
     within radiusMeters: Double, of center: Coordinate, filter: ((Int32) -> Bool)?
   ) -> [ProximityMatch] {
@@ -107,6 +108,7 @@ extension GridStorage {
 
   /// Every live mission inside `box` that passes `filter`, ordered by distance from `origin`
   /// then id, at most `limit` of them.
+  @usableFromInline
   func missions(
     in box: BoundingBox, origin: Coordinate, limit: Int?, filter: ((Int32) -> Bool)?
   ) -> [ProximityMatch] {
@@ -153,6 +155,7 @@ extension GridStorage {
   /// distance so far is below the smallest distance any unvisited cell could hold. The bound
   /// for a side is exact spherical geometry: R·Δφ for a row edge, and the cross-track
   /// distance R·asin(sin Δλ · cos φ) to the meridian of a column edge.
+  @usableFromInline
   func nearest(
     _ k: Int, to center: Coordinate, maxRadiusMeters: Double, filter: ((Int32) -> Bool)?
   ) -> [ProximityMatch] {

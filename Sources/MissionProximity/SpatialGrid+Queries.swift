@@ -9,6 +9,7 @@ extension SpatialGrid {
   ///   - predicate: When given, only missions whose payload passes it are returned.
   /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius.
   /// - Complexity: O(cells covered + missions in them + m log m) for m results.
+  @inlinable
   public func missions(
     within radiusMeters: Double, of center: Coordinate,
     where predicate: ((Payload) -> Bool)? = nil
@@ -16,7 +17,7 @@ extension SpatialGrid {
     guard radiusMeters.isFinite, radiusMeters >= 0 else {
       throw .invalidDistance(radiusMeters)
     }
-    return engine.missions(within: radiusMeters, of: center, filter: slotFilter(predicate))
+    return storage.missions(within: radiusMeters, of: center, filter: slotFilter(predicate))
   }
 
   /// The `k` missions nearest to `center`, nearest first, ties by id; optionally only those
@@ -33,6 +34,7 @@ extension SpatialGrid {
   ///   negative or non-finite radius.
   /// - Complexity: about O(k log k + cells visited); the search grows a rectangle of cells
   ///   around the centre and stops as soon as no unvisited cell can hold a closer mission.
+  @inlinable
   public func nearest(
     _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
     where predicate: ((Payload) -> Bool)? = nil
@@ -41,7 +43,7 @@ extension SpatialGrid {
     if let maxRadiusMeters, !(maxRadiusMeters.isFinite && maxRadiusMeters >= 0) {
       throw .invalidDistance(maxRadiusMeters)
     }
-    return engine.nearest(
+    return storage.nearest(
       k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity,
       filter: slotFilter(predicate))
   }
@@ -58,11 +60,12 @@ extension SpatialGrid {
   ///     applied before the limit.
   /// - Throws: `ProximityError.invalidCount` for a negative limit.
   /// - Complexity: O(cells covered + missions in them + m log m).
+  @inlinable
   public func missions(
     in box: BoundingBox, sortedByDistanceFrom origin: Coordinate, limit: Int? = nil,
     where predicate: ((Payload) -> Bool)? = nil
   ) throws(ProximityError) -> [ProximityMatch] {
     if let limit, limit < 0 { throw .invalidCount(limit) }
-    return engine.missions(in: box, origin: origin, limit: limit, filter: slotFilter(predicate))
+    return storage.missions(in: box, origin: origin, limit: limit, filter: slotFilter(predicate))
   }
 }

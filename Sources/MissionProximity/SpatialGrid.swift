@@ -33,10 +33,10 @@
 ///
 /// **Memory.** Per mission: a 24-byte slot (latitude, longitude, two 32-bit links), the
 /// payload, and about 2 bytes of cell table (`indexByteCount`); the ids themselves are kept
-/// in a slot-indexed array and an id → slot dictionary (`identifierByteCount`).
+/// in a slot-indexed array and an id → slot hash table (`identifierByteCount`).
 public struct SpatialGrid<Payload: Sendable>: Sendable {
-  private var storage: GridStorage
-  private var payloads: [Payload]
+  @usableFromInline var storage: GridStorage
+  @usableFromInline var payloads: [Payload]
 
   /// Average missions per cell the grid aims for when it fits itself to the data.
   public static var defaultMissionsPerCell: Double { 2 }
@@ -46,6 +46,7 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   /// - Parameter targetMissionsPerCell: Average missions per cell when fitting the grid.
   /// - Throws: `ProximityError.invalidCount` when the target is not a positive finite number
   ///   (passed rounded down).
+  @inlinable
   public init(targetMissionsPerCell: Double = defaultMissionsPerCell) throws(ProximityError) {
     try self.init([], targetMissionsPerCell: targetMissionsPerCell)
   }
@@ -53,11 +54,13 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   /// A grid holding `missions`, built in one pass.
   ///
   /// When an id occurs more than once, the last occurrence wins, as with repeated `insert`.
+  /// Ids are told apart by their UTF-8 bytes (no Unicode normalization).
   /// - Parameters:
   ///   - missions: (id, coordinate, payload) triples.
   ///   - targetMissionsPerCell: Average missions per cell when fitting the grid.
   /// - Throws: `ProximityError.invalidCount` when the target is not a positive finite number.
-  /// - Complexity: O(n) expected (a counting sort by cell plus the id dictionary).
+  /// - Complexity: O(n) expected (a counting sort by cell plus the id table).
+  @inlinable
   public init(
     _ missions: [(id: String, coordinate: Coordinate, payload: Payload)],
     targetMissionsPerCell: Double = defaultMissionsPerCell
@@ -65,37 +68,39 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
     guard targetMissionsPerCell.isFinite, targetMissionsPerCell > 0 else {
       throw .invalidCount(Int(exactly: targetMissionsPerCell.rounded(.down)) ?? 0)
     }
-    let entries = missions.map {
-      GridEntry(
-        latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude, next: -1,
-        prev: -1)
+    var coordinates: [Coordinate] = []
+    coordinates.reserveCapacity(missions.count)
+    var ids: [String] = []
+    ids.reserveCapacity(missions.count)
+    for mission in missions {
+      coordinates.append(mission.coordinate)
+      ids.append(mission.id)
     }
     let (storage, permutation) = GridStorage.laidOut(
-      entries, ids: missions.map(\.id), targetPerCell: targetMissionsPerCell)
+      coordinates, ids: ids, targetPerCell: targetMissionsPerCell)
     self.storage = storage
     self.payloads = permutation.map { missions[Int($0)].payload }
   }
 
   /// The number of missions in the grid.
-  public var count: Int { storage.count }
+  @inlinable public var count: Int { storage.count }
 
   /// Whether the grid holds no missions.
-  public var isEmpty: Bool { storage.count == 0 }
+  @inlinable public var isEmpty: Bool { storage.count == 0 }
 
   /// Whether a mission with `id` is in the grid.
-  public func contains(_ id: String) -> Bool { storage.slotByID[id] != nil }
+  @inlinable public func contains(_ id: String) -> Bool { storage.slot(of: id) != nil }
 
   /// The position of mission `id`, or nil when it is not in the grid.
+  @inlinable
   public func coordinate(of id: String) -> Coordinate? {
-    guard let slot = storage.slotByID[id] else { return nil }
-    let entry = storage.entries[Int(slot)]
-    return Coordinate(uncheckedLatitude: entry.latitude, longitude: entry.longitude)
+    storage.slot(of: id).map { storage.coordinate(at: $0) }
   }
 
   /// The payload of mission `id`, or nil when it is not in the grid.
+  @inlinable
   public func payload(of id: String) -> Payload? {
-    guard let slot = storage.slotByID[id] else { return nil }
-    return payloads[Int(slot)]
+    storage.slot(of: id).map { payloads[Int($0)] }
   }
 
   /// Adds mission `id` at `coordinate`, or moves it there and replaces its payload when it is
@@ -103,11 +108,12 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   ///
   /// - Returns: The previous payload when the id was present, else nil.
   /// - Complexity: O(1) expected, amortised (an occasional re-fit is O(n)).
+  @inlinable
   @discardableResult
   public mutating func insert(_ id: String, at coordinate: Coordinate, payload: Payload)
     -> Payload?
   {
-    if let slot = storage.slotByID[id] {
+    if let slot = storage.slot(of: id) {
       storage.move(slot, latitude: coordinate.latitude, longitude: coordinate.longitude)
       let old = payloads[Int(slot)]
       payloads[Int(slot)] = payload
@@ -129,9 +135,10 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   ///
   /// - Returns: Whether the mission was in the grid (nothing changes when it was not).
   /// - Complexity: O(1) expected, amortised.
+  @inlinable
   @discardableResult
   public mutating func move(_ id: String, to coordinate: Coordinate) -> Bool {
-    guard let slot = storage.slotByID[id] else { return false }
+    guard let slot = storage.slot(of: id) else { return false }
     storage.move(slot, latitude: coordinate.latitude, longitude: coordinate.longitude)
     refitIfNeeded()
     return true
@@ -141,9 +148,10 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   ///
   /// - Returns: The previous payload, or nil when the mission was not in the grid.
   /// - Complexity: O(1) expected.
+  @inlinable
   @discardableResult
   public mutating func setPayload(_ payload: Payload, for id: String) -> Payload? {
-    guard let slot = storage.slotByID[id] else { return nil }
+    guard let slot = storage.slot(of: id) else { return nil }
     let old = payloads[Int(slot)]
     payloads[Int(slot)] = payload
     return old
@@ -153,6 +161,7 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
   ///
   /// - Returns: Its payload, or nil when it was not in the grid.
   /// - Complexity: O(1) expected.
+  @inlinable
   @discardableResult
   public mutating func remove(_ id: String) -> Payload? {
     guard let slot = storage.remove(id: id) else { return nil }
@@ -162,32 +171,34 @@ public struct SpatialGrid<Payload: Sendable>: Sendable {
 
   /// Bytes held by the index structure: the cell table, the 24-byte slots and the payloads
   /// (allocated capacity). Excludes the ids; see `identifierByteCount`.
+  @inlinable
   public var indexByteCount: Int {
     storage.structureBytes + payloads.capacity * MemoryLayout<Payload>.stride
   }
 
-  /// An estimate of the bytes held for the ids: the slot → id array (16 bytes a slot), the
-  /// id → slot dictionary's buckets and the heap text of ids longer than 15 UTF-8 bytes.
+  /// The bytes held for the ids: the slot → id array (16 bytes a slot), the id → slot hash
+  /// table (8-byte buckets, at most half full) and, estimated, the heap text of ids longer
+  /// than 15 UTF-8 bytes.
+  @inlinable
   public var identifierByteCount: Int { storage.identifierBytes }
 
   /// Re-fits the grid to the data after enough inserts and moves (amortised O(1)).
-  private mutating func refitIfNeeded() {
+  @inlinable
+  mutating func refitIfNeeded() {
     guard storage.needsRefit else { return }
     let live = storage.liveContents()
     let (fitted, permutation) = GridStorage.laidOut(
-      live.entries, ids: live.ids, targetPerCell: storage.targetPerCell)
+      live.coordinates, ids: live.ids, targetPerCell: storage.targetPerCell)
     let old = payloads
     payloads = permutation.map { old[Int(live.slots[Int($0)])] }
     storage = fitted
   }
 
   /// The storage's predicate for a payload predicate.
+  @inlinable
   func slotFilter(_ predicate: ((Payload) -> Bool)?) -> ((Int32) -> Bool)? {
     guard let predicate else { return nil }
     let payloads = self.payloads
     return { predicate(payloads[Int($0)]) }
   }
-
-  /// The query engine (internal, for the query extension).
-  var engine: GridStorage { storage }
 }

@@ -5,7 +5,7 @@ enum BenchCommand: Command {
   static let summary = "Run a benchmark (build with -c release)"
 
   /// Each benchmark is a `Command` whose name is the word after `bench`.
-  static let benchmarks: [any Command.Type] = []
+  static let benchmarks: [any Command.Type] = [NearbyBenchmark.self]
 
   static var help: String {
     var text = """
