@@ -82,11 +82,14 @@ struct GridStorage: Sendable {
     var storage = GridStorage(
       geometry: geometry, heads: heads, entries: entries, ids: ids,
       table: SlotTable(capacity: n), count: n, countAtLayout: n, targetPerCell: targetPerCell)
+    // Hash first, then insert: the inserts' cache misses no longer wait on hashing and
+    // overlap one another.
+    let hashes = ids.map(SlotTable.hash)
     for slot in 0..<n {
       let slot32 = Int32(truncatingIfNeeded: slot)
-      guard let other = storage.table.update(slot32, for: ids[slot], ids: ids) else {
-        continue
-      }
+      guard
+        let other = storage.table.update(slot32, for: ids[slot], hash: hashes[slot], ids: ids)
+      else { continue }
       // Duplicate id: keep whichever came later in the input.
       let loser = permutation[Int(other)] > permutation[slot] ? slot32 : other
       if loser == slot32 { _ = storage.table.update(other, for: ids[slot], ids: ids) }

@@ -54,8 +54,12 @@ struct SlotTable: Sendable {
   /// Maps `id` to `slot`, replacing any previous slot.
   /// - Returns: The previous slot of `id`, or nil when it was new.
   mutating func update(_ slot: Int32, for id: String, ids: [String]) -> Int32? {
+    update(slot, for: id, hash: SlotTable.hash(id), ids: ids)
+  }
+
+  /// `update(_:for:ids:)` with the id's `hash` already computed.
+  mutating func update(_ slot: Int32, for id: String, hash: Int, ids: [String]) -> Int32? {
     if (count + 1) * 2 > buckets.count { grow(ids: ids) }
-    let hash = SlotTable.hash(id)
     let tag = SlotTable.tag(hash)
     let value = tag << 32 | UInt64(UInt32(truncatingIfNeeded: slot + 1))
     var index = hash & mask

@@ -27,7 +27,9 @@ enum NearbyBenchmark: Command {
         index_bytes (cell table + slots + payloads), bytes_per_mission, id_bytes (id array
         and id dictionary, estimated), peak_rss_mb, baseline_queries,
         baseline_queries_per_s, speedup, agree, cow_first_write_s (first write to a copy
-        that shares storage), move_ns (mean cost of moving a mission).
+        that shares storage), move_ns (mean cost of moving a mission), build_cpu_s,
+        query_cpu_s and queries_per_cpu_s (process CPU time: what one core takes when the
+        machine is shared) and load_average (one-minute load when the run ended).
       A short table goes to standard error. Build with: swift build -c release
 
     OPTIONS
@@ -68,11 +70,14 @@ enum NearbyBenchmark: Command {
     let queries = try readPoints(queriesPath).map(\.coordinate)
 
     var buildTimes: [Double] = []
+    var buildCPUTimes: [Double] = []
     var grid = try SpatialGrid<UInt8>([], targetMissionsPerCell: perCell)
     for _ in 0..<repeats {
       grid = try SpatialGrid<UInt8>([], targetMissionsPerCell: perCell)
       let start = ContinuousClock.now
+      let cpuStart = cpuSeconds()
       grid = try SpatialGrid(missions, targetMissionsPerCell: perCell)
+      buildCPUTimes.append(cpuSeconds() - cpuStart)
       buildTimes.append(seconds(since: start))
     }
 
@@ -81,11 +86,14 @@ enum NearbyBenchmark: Command {
       return try grid.missions(within: radius ?? 0, of: point)
     }
     var queryTimes: [Double] = []
+    var queryCPUTimes: [Double] = []
     var results = 0
     for _ in 0..<repeats {
       var total = 0
       let start = ContinuousClock.now
+      let cpuStart = cpuSeconds()
       for point in queries { total &+= try query(point).count }
+      queryCPUTimes.append(cpuSeconds() - cpuStart)
       queryTimes.append(seconds(since: start))
       results = total
     }
@@ -106,10 +114,11 @@ enum NearbyBenchmark: Command {
       agree = false
     }
 
-    // Copy-on-write and update costs, on a copy so the measured grid stays intact.
+    // Copy-on-write and update costs, on a copy so the measured grid stays intact: the first
+    // move duplicates the shared storage.
     var copy = grid
     let cowStart = ContinuousClock.now
-    if let first = missions.first { copy.setPayload(1, for: first.id) }
+    if let first = missions.first { copy.move(first.id, to: first.coordinate) }
     let cowSeconds = seconds(since: cowStart)
     var rng = SystemRandomNumberGenerator()
     let moves = min(100_000, missions.count)
@@ -137,6 +146,10 @@ enum NearbyBenchmark: Command {
       ("build_s", fixed(buildSeconds, 4)),
       ("query_s", fixed(querySeconds, 4)),
       ("queries_per_s", fixed(queriesPerSecond, 0)),
+      ("build_cpu_s", fixed(median(buildCPUTimes), 4)),
+      ("query_cpu_s", fixed(median(queryCPUTimes), 4)),
+      ("queries_per_cpu_s", fixed(Double(queries.count) / median(queryCPUTimes), 0)),
+      ("load_average", fixed(loadAverage(), 2)),
       ("results", "\(results)"),
       ("index_bytes", "\(indexBytes)"),
       ("bytes_per_mission", fixed(Double(indexBytes) / Double(max(1, grid.count)), 2)),
@@ -227,6 +240,20 @@ enum NearbyBenchmark: Command {
   static func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+  }
+
+  /// CPU time used by the process so far, in seconds (the benchmark is single-threaded, so
+  /// on a busy machine this is what one core would take).
+  static func cpuSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+  }
+
+  /// The one-minute load average, to judge how shared the machine was.
+  static func loadAverage() -> Double {
+    var loads = [Double](repeating: 0, count: 3)
+    return getloadavg(&loads, 3) > 0 ? loads[0] : 0
   }
 
   static func median(_ values: [Double]) -> Double {
