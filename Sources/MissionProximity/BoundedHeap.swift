@@ -1,15 +1,23 @@
 /// The best `capacity` candidates seen so far (or all of them when `capacity` is nil), in a
-/// max-heap whose root is the worst kept candidate under `GridStorage.precedes`.
+/// max-heap whose root is the worst kept candidate in result order (distance, then id).
 struct BoundedHeap {
   private var items: [GridCandidate] = []
   private let capacity: Int
-  private let storage: GridStorage
+  /// The slot → id array, for ties.
+  private let ids: [String]
 
-  /// A heap keeping at most `capacity` candidates (nil: keep all).
-  init(capacity: Int?, storage: GridStorage) {
+  /// A heap keeping at most `capacity` candidates (nil: keep all) out of `count`.
+  init(capacity: Int?, count: Int, ids: [String]) {
     self.capacity = capacity ?? Int.max
-    self.storage = storage
-    if let capacity { items.reserveCapacity(min(capacity, storage.count)) }
+    self.ids = ids
+    items.reserveCapacity(min(capacity ?? 32, count))
+  }
+
+  /// Whether `a` comes before `b` in result order: distance, then id.
+  @inline(__always)
+  private func precedes(_ a: GridCandidate, _ b: GridCandidate) -> Bool {
+    a.distance < b.distance
+      || (a.distance == b.distance && ids[Int(a.slot)] < ids[Int(b.slot)])
   }
 
   /// Whether `capacity` candidates are kept, so a new one must beat the worst.
@@ -31,13 +39,13 @@ struct BoundedHeap {
       var child = items.count - 1
       while child > 0 {
         let parent = (child - 1) / 2
-        guard storage.precedes(items[parent], items[child]) else { break }
+        guard precedes(items[parent], items[child]) else { break }
         items.swapAt(parent, child)
         child = parent
       }
       return
     }
-    guard storage.precedes(candidate, items[0]) else { return }
+    guard precedes(candidate, items[0]) else { return }
     items[0] = candidate
     var parent = 0
     while true {
@@ -45,13 +53,13 @@ struct BoundedHeap {
       guard left < items.count else { break }
       var largest = left
       let right = left + 1
-      if right < items.count && storage.precedes(items[left], items[right]) { largest = right }
-      guard storage.precedes(items[parent], items[largest]) else { break }
+      if right < items.count && precedes(items[left], items[right]) { largest = right }
+      guard precedes(items[parent], items[largest]) else { break }
       items.swapAt(parent, largest)
       parent = largest
     }
   }
 
   /// The kept candidates in result order.
-  func sorted() -> [GridCandidate] { items.sorted(by: storage.precedes) }
+  func sorted() -> [GridCandidate] { items.sorted(by: precedes) }
 }

@@ -66,7 +66,9 @@ extension GridStorage {
     } else {
       geometry.addColumns(from: lo, to: hi, into: &spans)
     }
+    let cutoff = QueryPoint.haversineCutoff(radiusMeters: radiusMeters)
     var found: [GridCandidate] = []
+    found.reserveCapacity(32)
     let rowLow = geometry.row(south)
     let rowHigh = geometry.row(north)
     let columns = geometry.columns
@@ -91,8 +93,9 @@ extension GridStorage {
                   }
                   guard abs(deltaLon) <= lonReach else { continue }
                 }
-                let distance = query.distance(
-                  toLatitude: entry.latitude, longitude: entry.longitude)
+                let h = query.haversine(toLatitude: entry.latitude, longitude: entry.longitude)
+                guard h <= cutoff else { continue }
+                let distance = QueryPoint.meters(haversine: h)
                 guard distance <= radiusMeters else { continue }
                 if let filter, !filter(slot) { continue }
                 found.append((distance, slot))
@@ -123,7 +126,7 @@ extension GridStorage {
     } else {
       geometry.addColumns(from: box.west, to: box.east, into: &spans)
     }
-    var heap = BoundedHeap(capacity: limit, storage: self)
+    var heap = BoundedHeap(capacity: limit, count: count, ids: ids)
     let columns = geometry.columns
     for row in geometry.row(box.south)...geometry.row(box.north) {
       let base = row * columns
@@ -162,7 +165,7 @@ extension GridStorage {
     guard count > 0, k > 0 else { return [] }
     let query = QueryPoint(center)
     let centerLon = center.longitude == 180 ? -180 : center.longitude
-    var heap = BoundedHeap(capacity: k, storage: self)
+    var heap = BoundedHeap(capacity: k, count: count, ids: ids)
     let rows = geometry.rows
     let columns = geometry.columns
     let wraps = geometry.wraps
@@ -221,16 +224,19 @@ extension GridStorage {
             northBound =
               north < rows - 1
               ? latitudeBound(geometry.rowSouth(north + 1) - center.latitude) : .infinity
-          } else if bound == westBound {
-            west -= 1
-            for row in south...north { visit(row, west) }
           } else {
-            east += 1
-            for row in south...north { visit(row, east) }
+            if bound == westBound {
+              west -= 1
+              for row in south...north { visit(row, west) }
+            } else {
+              east += 1
+              for row in south...north { visit(row, east) }
+            }
+            // Covering one side can close the other when the columns wrap.
+            westBound = westOpen() ? lonBound(centerLon - geometry.columnWest(west)) : .infinity
+            eastBound =
+              eastOpen() ? lonBound(geometry.columnWest(east + 1) - centerLon) : .infinity
           }
-          // Covering one side can close the other when the columns wrap.
-          westBound = westOpen() ? lonBound(centerLon - geometry.columnWest(west)) : .infinity
-          eastBound = eastOpen() ? lonBound(geometry.columnWest(east + 1) - centerLon) : .infinity
         }
       }
     }
