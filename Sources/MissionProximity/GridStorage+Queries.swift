@@ -18,6 +18,17 @@ private func latitudeBound(_ degrees: Double) -> Double {
   max(0, (degrees - slackDegrees) * metersPerDegree * (1 - 1e-9) - 1e-6)
 }
 
+/// The smallest angle in degrees, going either way round, from longitude `lon` to the
+/// longitude interval [`low`, `high`] (within [-180, 180]); 0 inside it.
+private func arcSeparation(_ lon: Double, _ low: Double, _ high: Double) -> Double {
+  if lon >= low && lon <= high { return 0 }
+  func angle(_ a: Double, _ b: Double) -> Double {
+    let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+    return min(d, 360 - d)
+  }
+  return min(angle(lon, low), angle(lon, high))
+}
+
 extension GridStorage {
   /// Whether `a` comes before `b` in result order: distance, then id.
   @inline(__always)
@@ -204,11 +215,29 @@ extension GridStorage {
         var northBound =
           north < rows - 1
           ? latitudeBound(geometry.rowSouth(north + 1) - center.latitude) : .infinity
-        func westOpen() -> Bool { wraps ? east - west + 1 < columns : west > 0 }
-        func eastOpen() -> Bool { wraps ? east - west + 1 < columns : east < columns - 1 }
-        var westBound = westOpen() ? lonBound(centerLon - geometry.columnWest(west)) : .infinity
-        var eastBound =
-          eastOpen() ? lonBound(geometry.columnWest(east + 1) - centerLon) : .infinity
+        // The unvisited columns west and east of the rectangle. When the columns wrap they
+        // are the arc beyond the rectangle's edges. When they do not, the edge columns also
+        // hold every position beyond the grid (clamped), so the west part is the longitudes
+        // [-180, west edge) and the east part [east edge, 180], and the way to them may
+        // cross ±180.
+        func westBoundNow() -> Double {
+          if wraps {
+            guard east - west + 1 < columns else { return .infinity }
+            return lonBound(centerLon - geometry.columnWest(west))
+          }
+          guard west > 0 else { return .infinity }
+          return lonBound(arcSeparation(centerLon, -180, geometry.columnWest(west)))
+        }
+        func eastBoundNow() -> Double {
+          if wraps {
+            guard east - west + 1 < columns else { return .infinity }
+            return lonBound(geometry.columnWest(east + 1) - centerLon)
+          }
+          guard east < columns - 1 else { return .infinity }
+          return lonBound(arcSeparation(centerLon, geometry.columnWest(east + 1), 180))
+        }
+        var westBound = westBoundNow()
+        var eastBound = eastBoundNow()
         while true {
           let bound = min(southBound, northBound, westBound, eastBound)
           if bound == .infinity || bound > maxRadiusMeters { break }
@@ -233,9 +262,8 @@ extension GridStorage {
               for row in south...north { visit(row, east) }
             }
             // Covering one side can close the other when the columns wrap.
-            westBound = westOpen() ? lonBound(centerLon - geometry.columnWest(west)) : .infinity
-            eastBound =
-              eastOpen() ? lonBound(geometry.columnWest(east + 1) - centerLon) : .infinity
+            westBound = westBoundNow()
+            eastBound = eastBoundNow()
           }
         }
       }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct SpatialGridPropertyTests {
   typealias Distribution = TestData.Distribution
 
-  private func check(
+  fileprivate func check(
     _ grid: SpatialGrid<Int>, _ model: BruteForceModel, _ distribution: Distribution,
     queries: Int, seed: UInt64
   ) throws {
@@ -115,5 +115,31 @@ import Testing
       let inlined = QueryPoint(a).distance(toLatitude: b.latitude, longitude: b.longitude)
       #expect(inlined.bitPattern == a.distance(to: b).bitPattern, "\(a) → \(b)")
     }
+  }
+}
+
+extension SpatialGridPropertyTests {
+  /// Missions inserted far outside the area the grid was fitted to (before it re-fits) live
+  /// in the edge cells; every query must still find them, including across ±180.
+  @Test(arguments: [(0.0, 100.0), (-170.0, -100.0), (100.0, 170.0)])
+  func missionsOutsideTheFittedAreaAreStillFound(_ west: Double, _ east: Double) throws {
+    var rng = SplitMix64(seed: 17)
+    var grid = try SpatialGrid<Int>()
+    var model = BruteForceModel()
+    var fitted: [(id: String, coordinate: Coordinate, payload: Int)] = []
+    for index in 0..<2000 {
+      let coordinate = try Coordinate(
+        latitude: TestData.uniform(-10...10, &rng), longitude: TestData.uniform(west...east, &rng))
+      fitted.append(("f\(index)", coordinate, 0))
+      model.missions["f\(index)"] = (coordinate, 0)
+    }
+    grid = try SpatialGrid(fitted)
+    for index in 0..<300 {
+      let coordinate = TestData.coordinate(.uniformWorld, &rng)
+      grid.insert("o\(index)", at: coordinate, payload: 1)
+      model.missions["o\(index)"] = (coordinate, 1)
+    }
+    try check(grid, model, .uniformWorld, queries: 120, seed: 18)
+    try check(grid, model, .antimeridianBand, queries: 120, seed: 19)
   }
 }
