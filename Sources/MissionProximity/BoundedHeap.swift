@@ -61,5 +61,9 @@ struct BoundedHeap {
   }
 
   /// The kept candidates in result order.
-  func sorted() -> [GridCandidate] { items.sorted(by: precedes) }
+  func sorted() -> [GridCandidate] {
+    var sorted = items
+    sortInResultOrder(&sorted, ids: ids)
+    return sorted
+  }
 }

@@ -18,6 +18,21 @@ private func latitudeBound(_ degrees: Double) -> Double {
   max(0, (degrees - slackDegrees) * metersPerDegree * (1 - 1e-9) - 1e-6)
 }
 
+/// Sorts `candidates` by distance, then id: a plain sort on the distance, then each run of
+/// equal distances (rare) sorted by id, which is cheaper than comparing ids in every step.
+func sortInResultOrder(_ candidates: inout [GridCandidate], ids: [String]) {
+  candidates.sort { $0.distance < $1.distance }
+  var start = 0
+  while start < candidates.count {
+    var end = start + 1
+    while end < candidates.count && candidates[end].distance == candidates[start].distance {
+      end += 1
+    }
+    if end - start > 1 { candidates[start..<end].sort { ids[Int($0.slot)] < ids[Int($1.slot)] } }
+    start = end
+  }
+}
+
 /// The smallest angle in degrees, going either way round, from longitude `lon` to the
 /// longitude interval [`low`, `high`] (within [-180, 180]); 0 inside it.
 private func arcSeparation(_ lon: Double, _ low: Double, _ high: Double) -> Double {
@@ -30,13 +45,6 @@ private func arcSeparation(_ lon: Double, _ low: Double, _ high: Double) -> Doub
 }
 
 extension GridStorage {
-  /// Whether `a` comes before `b` in result order: distance, then id.
-  @inline(__always)
-  func precedes(_ a: GridCandidate, _ b: GridCandidate) -> Bool {
-    a.distance < b.distance
-      || (a.distance == b.distance && ids[Int(a.slot)] < ids[Int(b.slot)])
-  }
-
   /// The results for `candidates`, which must already be in order.
   func matches(_ candidates: [GridCandidate]) -> [ProximityMatch] {
     candidates.map { ProximityMatch(id: ids[Int($0.slot)], distanceMeters: $0.distance) }
@@ -116,7 +124,7 @@ extension GridStorage {
         }
       }
     }
-    found.sort(by: precedes)
+    sortInResultOrder(&found, ids: ids)
     return matches(found)
   }
 
