@@ -21,7 +21,22 @@ private func latitudeBound(_ degrees: Double) -> Double {
 /// Sorts `candidates` by distance, then id: a plain sort on the distance, then each run of
 /// equal distances (rare) sorted by id, which is cheaper than comparing ids in every step.
 func sortInResultOrder(_ candidates: inout [GridCandidate], ids: [String]) {
-  candidates.sort { $0.distance < $1.distance }
+  if candidates.count <= 64 {
+    // Insertion sort: no buffer allocation, and few moves for the short lists typical here.
+    candidates.withUnsafeMutableBufferPointer { buffer in
+      for index in buffer.indices.dropFirst() {
+        let item = buffer[index]
+        var hole = index
+        while hole > 0 && buffer[hole - 1].distance > item.distance {
+          buffer[hole] = buffer[hole - 1]
+          hole -= 1
+        }
+        buffer[hole] = item
+      }
+    }
+  } else {
+    candidates.sort { $0.distance < $1.distance }
+  }
   var start = 0
   while start < candidates.count {
     var end = start + 1
@@ -87,7 +102,7 @@ extension GridStorage {
     }
     let cutoff = QueryPoint.haversineCutoff(radiusMeters: radiusMeters)
     var found: [GridCandidate] = []
-    found.reserveCapacity(32)
+    found.reserveCapacity(64)
     let rowLow = geometry.row(south)
     let rowHigh = geometry.row(north)
     let columns = geometry.columns
