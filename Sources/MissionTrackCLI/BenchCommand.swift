@@ -9,6 +9,7 @@ enum BenchCommand: Command {
     ParseBenchmark.self,
     PipelineBenchmark.self,
     StoreBenchmark.self,
+    NearbyBenchmark.self,
   ]
 
   static let handlesHelp = true
