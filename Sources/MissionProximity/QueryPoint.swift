@@ -2,9 +2,9 @@ import Foundation
 
 /// A query centre with the terms of the haversine formula that depend on it precomputed.
 ///
-/// `distance(toLatitude:longitude:)` evaluates exactly the expression of
-/// `Coordinate.distance(to:)` (same operations, same order, no fused multiply-add), so it is
-/// bit-identical to it; only `cos(φ1)` is hoisted out of the loop. A test pins this.
+/// This is the one place the haversine formula is written: `Coordinate.distance(to:)` calls
+/// it, and the grid calls it with `cos(φ1)` hoisted out of its loops, so grid results are
+/// bit-identical to a brute-force scan. A test pins this.
 struct QueryPoint {
   /// Latitude in degrees.
   let latitude: Double
@@ -35,7 +35,14 @@ struct QueryPoint {
   func haversine(toLatitude lat: Double, longitude lon: Double) -> Double {
     let phi2 = lat * radiansPerDegree
     let sinHalfDeltaPhi = sin((phi2 - phi) / 2)
-    let sinHalfDeltaLambda = sin((lon - longitude) * radiansPerDegree / 2)
+    // Wrapping the longitude difference makes ±180 the same meridian exactly.
+    var deltaLongitude = lon - longitude
+    if deltaLongitude > 180 {
+      deltaLongitude -= 360
+    } else if deltaLongitude < -180 {
+      deltaLongitude += 360
+    }
+    let sinHalfDeltaLambda = sin(deltaLongitude * radiansPerDegree / 2)
     return sinHalfDeltaPhi * sinHalfDeltaPhi
       + cosPhi * cos(phi2) * sinHalfDeltaLambda * sinHalfDeltaLambda
   }
