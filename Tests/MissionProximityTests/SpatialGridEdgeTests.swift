@@ -73,8 +73,9 @@ import Testing
       ("east", 0, 179.995),
     ])
     let found = try g.missions(within: 5000, of: point(0, 179.99))
-    // 180 and -180 are the same meridian, 0.01° away; rounding orders the two names.
-    #expect(ids(found) == ["east", "plus180", "minus180", "west"])
+    // 180 and -180 are the same meridian, exactly 0.01° away: the tie is ordered by id.
+    #expect(ids(found) == ["east", "minus180", "plus180", "west"])
+    #expect(found[1].distanceMeters == found[2].distanceMeters)
     #expect(abs(found[0].distanceMeters - 0.005 * Self.metersPerDegree) < 1e-6)
     #expect(abs(found[1].distanceMeters - 0.01 * Self.metersPerDegree) < 1e-6)
     #expect(abs(found[2].distanceMeters - 0.01 * Self.metersPerDegree) < 1e-6)
@@ -86,12 +87,12 @@ import Testing
           $0.distanceMeters <= 5000
         })
     let across = try g.nearest(2, to: point(0, -179.999))
-    #expect(ids(across) == ["plus180", "minus180"])
+    #expect(ids(across) == ["minus180", "plus180"])
     #expect(abs(across[0].distanceMeters - 0.001 * Self.metersPerDegree) < 1e-6)
     let box = try BoundingBox(south: -1, west: 179.95, north: 1, east: -179.995)
     #expect(
       ids(try g.missions(in: box, sortedByDistanceFrom: point(0, 180)))
-        == ["plus180", "minus180", "east"])
+        == ["minus180", "plus180", "east"])
   }
 
   @Test func radiusZeroReturnsOnlyMissionsExactlyAtTheCentre() throws {
