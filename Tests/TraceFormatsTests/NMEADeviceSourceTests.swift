@@ -309,6 +309,43 @@ struct NMEADeviceSourceTests {
     #expect(!processHasOpenDescriptor(on: fifo))
   }
 
+  @Test("Standard input (-) streams its fixes, ends at end of input and stays open")
+  func standardInput() async throws {
+    let lines = Array(try Self.traceLines("Traces/demo/walk.nmea").prefix(30))
+    let text = lines.map { $0 + "\r\n" }.joined()
+    let expected = try Self.readerFixes(text).fixes
+    // Put a pipe in place of this process's standard input for the duration of the test.
+    var fds: [Int32] = [-1, -1]
+    try #require(pipe(&fds) == 0)
+    let savedInput = dup(STDIN_FILENO)
+    try #require(savedInput >= 0)
+    try #require(dup2(fds[0], STDIN_FILENO) == STDIN_FILENO)
+    close(fds[0])
+    defer {
+      dup2(savedInput, STDIN_FILENO)
+      close(savedInput)
+    }
+    let writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
+
+    let source = try NMEADeviceSource(path: "-", baud: 9600)
+    let recorder = SourceRecorder()
+    let task = recorder.consume(source.reports())
+    defer { task.cancel() }
+    #expect(await recorder.wait { $0.statusKinds.contains(.connected) })
+    #expect(recorder.statuses.first?.detail == "standard input")
+    for burst in Self.bursts(lines) {
+      try writer.write(contentsOf: Data(burst.utf8))
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    try writer.close()
+    #expect(await recorder.wait { $0.ended })
+    #expect(recorder.error == nil)
+    #expect(recorder.fixes == expected)
+    #expect(recorder.statusKinds == [.connected, .ended])
+    // The source never closes standard input: it is still a valid descriptor.
+    #expect(fcntl(STDIN_FILENO, F_GETFD) >= 0)
+  }
+
   @Test("No fix is reported once per episode, between the right fixes")
   func noFixEpisodes() async throws {
     func valid(_ second: Int) -> [String] {
