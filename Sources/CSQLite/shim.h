@@ -7,4 +7,9 @@
 static inline sqlite3_destructor_type missiontrack_sqlite_transient(void) {
   return SQLITE_TRANSIENT;
 }
+// sqlite3_config is variadic, which Swift cannot call. Turning off memory statistics removes
+// a global mutex from every allocation; it must run before the first connection opens.
+static inline int missiontrack_sqlite_disable_memstatus(void) {
+  return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 #endif

@@ -9,26 +9,12 @@ extension Coordinate {
   ///
   /// - Complexity: O(1).
   public func distance(to other: Coordinate) -> Double {
-    Earth.meanRadiusMeters * centralAngleRadians(to: other)
+    QueryPoint(self).distance(toLatitude: other.latitude, longitude: other.longitude)
   }
 
   /// The angle at the Earth's centre between `self` and `other`, in radians, in [0, π].
   package func centralAngleRadians(to other: Coordinate) -> Double {
-    let phi1 = latitude * radiansPerDegree
-    let phi2 = other.latitude * radiansPerDegree
-    let sinHalfDeltaPhi = sin((phi2 - phi1) / 2)
-    // Wrapping the longitude difference makes ±180 the same meridian exactly.
-    var deltaLongitude = other.longitude - longitude
-    if deltaLongitude > 180 {
-      deltaLongitude -= 360
-    } else if deltaLongitude < -180 {
-      deltaLongitude += 360
-    }
-    let sinHalfDeltaLambda = sin(deltaLongitude * radiansPerDegree / 2)
-    let h =
-      sinHalfDeltaPhi * sinHalfDeltaPhi
-      + cos(phi1) * cos(phi2) * sinHalfDeltaLambda * sinHalfDeltaLambda
-    return 2 * asin(min(1, max(0, h).squareRoot()))
+    distance(to: other) / Earth.meanRadiusMeters
   }
 
   /// Initial great-circle bearing from `self` towards `other`, in degrees clockwise from

@@ -8,6 +8,8 @@ enum BenchCommand: Command {
   static let benchmarks: [any Command.Type] = [
     ParseBenchmark.self,
     PipelineBenchmark.self,
+    StoreBenchmark.self,
+    NearbyBenchmark.self,
   ]
 
   static let handlesHelp = true

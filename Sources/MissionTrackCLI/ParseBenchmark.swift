@@ -21,8 +21,9 @@ enum ParseBenchmark: Command {
       shared machine), peak_rss_mb (peak resident memory of the process after the measured runs, before the
       baseline runs), and for NMEA the naive baseline: a parser that turns each 1 MB chunk
       into a String, splits it into lines and each line at commas, parses RMC/GGA fields
-      with Double(_:) and merges the two by time. speedup = mb_per_s / baseline_mb_per_s.
-      Generate a large file with Tools/gen-trace. Build with -c release.
+      with Double(_:) and merges the two by time; for GPX, Foundation's XMLParser over the
+      whole file. speedup = mb_per_s / baseline_mb_per_s.
+      Generate large files with Tools/gen-trace (NMEA) and Tools/gen-gpx. Build with -c release.
 
     OPTIONS
       --repeats N     Runs of each parser (default 5); the median is reported.
@@ -77,13 +78,15 @@ enum ParseBenchmark: Command {
     object.add("cpu_seconds", medianOf(cpuSeconds))
     object.add("cpu_mb_per_s", Double(bytes) / 1e6 / medianOf(cpuSeconds))
     object.add("peak_rss_mb", peakRSS)
-    if format == .nmea && !skipBaseline {
+    if format != .gpsdJSON && !skipBaseline {
       var baselineSeconds: [Double] = []
       var baselineFixes = 0
       for _ in 0..<repeats {
         let clock = ContinuousClock()
         let start = clock.now
-        baselineFixes = try NaiveNMEAParser.countFixes(path: path)
+        baselineFixes =
+          format == .gpx
+          ? try GPXBaseline.countFixes(path: path) : try NaiveNMEAParser.countFixes(path: path)
         baselineSeconds.append((clock.now - start).seconds)
       }
       let baseline = Double(bytes) / 1e6 / medianOf(baselineSeconds)

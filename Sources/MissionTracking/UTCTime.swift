@@ -54,23 +54,49 @@ package enum UTCTime {
     let mi = millisOfDay / 60_000 % 60
     let s = millisOfDay / 1000 % 60
     let ms = millisOfDay % 1000
-    var out = ""
-    out.reserveCapacity(24)
-    pad(&out, y, 4)
-    out += "-"
-    pad(&out, mo, 2)
-    out += "-"
-    pad(&out, d, 2)
-    out += "T"
-    pad(&out, h, 2)
-    out += ":"
-    pad(&out, mi, 2)
-    out += ":"
-    pad(&out, s, 2)
-    out += "."
-    pad(&out, ms, 3)
-    out += "Z"
-    return out
+    guard (0...9999).contains(y) else {
+      var out = ""
+      pad(&out, y, 4)
+      out += "-"
+      pad(&out, mo, 2)
+      out += "-"
+      pad(&out, d, 2)
+      out += "T"
+      pad(&out, h, 2)
+      out += ":"
+      pad(&out, mi, 2)
+      out += ":"
+      pad(&out, s, 2)
+      out += "."
+      pad(&out, ms, 3)
+      out += "Z"
+      return out
+    }
+    // Fixed layout `YYYY-MM-DDThh:mm:ss.sssZ`, written as bytes: this runs once per event.
+    return String(unsafeUninitializedCapacity: 24) { buffer in
+      func put(_ value: Int, _ width: Int, at offset: Int) {
+        var v = value
+        for i in stride(from: offset + width - 1, through: offset, by: -1) {
+          buffer[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+          v /= 10
+        }
+      }
+      put(y, 4, at: 0)
+      buffer[4] = UInt8(ascii: "-")
+      put(mo, 2, at: 5)
+      buffer[7] = UInt8(ascii: "-")
+      put(d, 2, at: 8)
+      buffer[10] = UInt8(ascii: "T")
+      put(h, 2, at: 11)
+      buffer[13] = UInt8(ascii: ":")
+      put(mi, 2, at: 14)
+      buffer[16] = UInt8(ascii: ":")
+      put(s, 2, at: 17)
+      buffer[19] = UInt8(ascii: ".")
+      put(ms, 3, at: 20)
+      buffer[23] = UInt8(ascii: "Z")
+      return 24
+    }
   }
 
   private static func pad(_ out: inout String, _ value: Int, _ width: Int) {

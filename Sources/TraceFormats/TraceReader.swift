@@ -147,7 +147,6 @@ public final class TraceReader {
   }
 
   /// The decoder for a detected format: where the format is wired to its reader.
-  /// - Throws: `TraceError` when the format has no reader in this build.
   public static func makeDecoder(
     for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?
   ) throws(TraceError) -> any TraceDecoder {
@@ -157,7 +156,7 @@ public final class TraceReader {
     case .gpsdJSON:
       return GPSDJSONDecoder(file: file, strict: strict)
     case .gpx:
-      throw TraceError(file: file, reason: "GPX reader not built on this branch")
+      return GPXDecoder(file: file, strict: strict)
     }
   }
 }

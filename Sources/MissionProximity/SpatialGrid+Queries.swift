@@ -1,0 +1,71 @@
+extension SpatialGrid {
+  /// The missions within `radiusMeters` of `center`, nearest first, ties by id.
+  ///
+  /// The boundary is inclusive. A radius of 0 returns the missions exactly at `center`; a
+  /// radius of `Earth.halfCircumferenceMeters` or more returns every mission.
+  /// - Parameters:
+  ///   - radiusMeters: Search radius in metres, ≥ 0.
+  ///   - center: The query point.
+  ///   - predicate: When given, only missions whose payload passes it are returned.
+  /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius.
+  /// - Complexity: O(cells covered + missions in them + m log m) for m results.
+  @inlinable
+  public func missions(
+    within radiusMeters: Double, of center: Coordinate,
+    where predicate: ((Payload) -> Bool)? = nil
+  ) throws(ProximityError) -> [ProximityMatch] {
+    guard radiusMeters.isFinite, radiusMeters >= 0 else {
+      throw .invalidDistance(radiusMeters)
+    }
+    return storage.missions(within: radiusMeters, of: center, filter: slotFilter(predicate))
+  }
+
+  /// The `k` missions nearest to `center`, nearest first, ties by id; optionally only those
+  /// within `maxRadiusMeters` (inclusive) and whose payload passes `predicate`.
+  ///
+  /// The predicate is applied before the limit: the result holds the k nearest *matching*
+  /// missions. Fewer than `k` come back when fewer match.
+  /// - Parameters:
+  ///   - k: How many at most, ≥ 0.
+  ///   - center: The query point.
+  ///   - maxRadiusMeters: When given, the largest distance returned, ≥ 0.
+  ///   - predicate: When given, only missions whose payload passes it are considered.
+  /// - Throws: `ProximityError.invalidCount` for a negative `k`, `.invalidDistance` for a
+  ///   negative or non-finite radius.
+  /// - Complexity: about O(k log k + cells visited); the search grows a rectangle of cells
+  ///   around the centre and stops as soon as no unvisited cell can hold a closer mission.
+  @inlinable
+  public func nearest(
+    _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
+    where predicate: ((Payload) -> Bool)? = nil
+  ) throws(ProximityError) -> [ProximityMatch] {
+    guard k >= 0 else { throw .invalidCount(k) }
+    if let maxRadiusMeters, !(maxRadiusMeters.isFinite && maxRadiusMeters >= 0) {
+      throw .invalidDistance(maxRadiusMeters)
+    }
+    return storage.nearest(
+      k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity,
+      filter: slotFilter(predicate))
+  }
+
+  /// The missions inside `box` (edges inclusive; a box with `west > east` crosses ±180),
+  /// ordered by distance from `origin` then id, at most `limit` of them.
+  ///
+  /// - Parameters:
+  ///   - box: The latitude/longitude box.
+  ///   - origin: The point distances are measured from (for example the box's centre or the
+  ///     worker's position).
+  ///   - limit: When given, how many at most (the nearest to `origin`), ≥ 0.
+  ///   - predicate: When given, only missions whose payload passes it are considered; it is
+  ///     applied before the limit.
+  /// - Throws: `ProximityError.invalidCount` for a negative limit.
+  /// - Complexity: O(cells covered + missions in them + m log m).
+  @inlinable
+  public func missions(
+    in box: BoundingBox, sortedByDistanceFrom origin: Coordinate, limit: Int? = nil,
+    where predicate: ((Payload) -> Bool)? = nil
+  ) throws(ProximityError) -> [ProximityMatch] {
+    if let limit, limit < 0 { throw .invalidCount(limit) }
+    return storage.missions(in: box, origin: origin, limit: limit, filter: slotFilter(predicate))
+  }
+}

@@ -1,0 +1,107 @@
+/// RFC 4180 CSV: comma-separated fields, records ended by CRLF or LF, fields optionally in
+/// double quotes (which may hold commas, line breaks and `""` for a quote).
+struct CSVReader {
+  /// One record and the 1-based line where it starts.
+  struct Record {
+    let line: Int
+    let fields: [String]
+  }
+
+  /// Why reading failed, and on which line.
+  struct Failure: Error {
+    let line: Int
+    let reason: String
+  }
+
+  /// Splits `bytes` into records; blank lines are skipped, a UTF-8 BOM is ignored.
+  /// - Complexity: O(n) in the bytes.
+  static func records(_ bytes: [UInt8]) throws(Failure) -> [Record] {
+    var records: [Record] = []
+    var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    var line = 1
+    var recordLine = 1
+    var fields: [String] = []
+    var field: [UInt8] = []
+    var inQuotes = false
+    var quoted = false  // the current field was quoted
+    var afterQuote = false  // the closing quote was seen
+    var recordHasBytes = false
+    var quoteLine = 1
+
+    func finishField() throws(Failure) {
+      guard let text = String(validating: field, as: UTF8.self) else {
+        throw Failure(line: line, reason: "field is not valid UTF-8")
+      }
+      fields.append(text)
+      field.removeAll(keepingCapacity: true)
+      quoted = false
+      afterQuote = false
+    }
+
+    func finishRecord() throws(Failure) {
+      let blank = fields.isEmpty && field.isEmpty && !quoted
+      if !blank {
+        try finishField()
+        records.append(Record(line: recordLine, fields: fields))
+      }
+      fields = []
+      recordHasBytes = false
+    }
+
+    while index < bytes.count {
+      let b = bytes[index]
+      if !recordHasBytes {
+        recordHasBytes = true
+        recordLine = line
+      }
+      if inQuotes {
+        if b == UInt8(ascii: "\"") {
+          if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
+            field.append(b)
+            index += 2
+            continue
+          }
+          inQuotes = false
+          afterQuote = true
+        } else {
+          if b == 0x0A { line += 1 }
+          field.append(b)
+        }
+        index += 1
+        continue
+      }
+      switch b {
+      case UInt8(ascii: "\""):
+        guard field.isEmpty, !quoted else {
+          throw Failure(line: line, reason: "quote inside an unquoted field")
+        }
+        inQuotes = true
+        quoted = true
+        quoteLine = line
+        index += 1
+      case UInt8(ascii: ","):
+        try finishField()
+        index += 1
+      case 0x0A, 0x0D:
+        if b == 0x0D {
+          guard index + 1 < bytes.count, bytes[index + 1] == 0x0A else {
+            throw Failure(line: line, reason: "carriage return without line feed")
+          }
+          index += 1
+        }
+        try finishRecord()
+        index += 1
+        line += 1
+      default:
+        guard !afterQuote else {
+          throw Failure(line: line, reason: "text after the closing quote of a field")
+        }
+        field.append(b)
+        index += 1
+      }
+    }
+    if inQuotes { throw Failure(line: quoteLine, reason: "unterminated quoted field") }
+    if recordHasBytes { try finishRecord() }
+    return records
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import MissionTracking
+
+extension MissionDatabase {
+  /// Imports missions from a CSV, JSON or GeoJSON file, all or nothing.
+  ///
+  /// Every record is validated (id required; lat/lon in range; `radius_m` > 0, default 50;
+  /// `deadline` RFC 3339 with a zone; `state` a lifecycle state, default `open`; `reward` a
+  /// decimal amount; `currency` three letters). Unknown fields are kept as the mission's
+  /// extra properties. Numeric ids are kept as their text. The first bad record fails the
+  /// import with its line and nothing is stored (one transaction).
+  ///
+  /// - Parameters:
+  ///   - url: The file. The format comes from `format` or the extension (`.csv`,
+  ///     `.geojson`; `.json` holding an object is read as GeoJSON).
+  ///   - format: Overrides the extension.
+  ///   - replacingExisting: Update missions whose id is already stored instead of failing.
+  ///   - time: Recorded as the missions' update time.
+  /// - Returns: What was stored.
+  /// - Throws: `StoreError.invalidMissionFile` (file, line, field, value, reason),
+  ///   `StoreError.unreadableFile`, `StoreError.sqlite`.
+  /// - Complexity: O(n log N) for n records into N stored missions.
+  @discardableResult
+  public func importMissions(
+    from url: URL, format: MissionFileFormat? = nil, replacingExisting: Bool = false,
+    at time: Date = Date()
+  ) throws -> ImportSummary {
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw StoreError.unreadableFile(path: url.path, reason: error.localizedDescription)
+    }
+    let bytes = [UInt8](data)
+    let resolved: MissionFileFormat
+    if let format {
+      resolved = format
+    } else if let byExtension = MissionFileFormat(fileExtension: url.pathExtension) {
+      resolved = byExtension == .json ? MissionFileReader.sniff(bytes) : byExtension
+    } else {
+      throw StoreError.unreadableFile(
+        path: url.path, reason: "unknown extension: use .csv, .json or .geojson, or pass a format")
+    }
+    return try importMissions(
+      bytes, format: resolved, fileName: url.lastPathComponent,
+      replacingExisting: replacingExisting, at: time)
+  }
+
+  /// Imports missions from the bytes of a file in `format`, all or nothing (see
+  /// `importMissions(from:format:replacingExisting:at:)`); `fileName` names it in errors.
+  @discardableResult
+  public func importMissions(
+    _ bytes: [UInt8], format: MissionFileFormat, fileName: String,
+    replacingExisting: Bool = false, at time: Date = Date()
+  ) throws -> ImportSummary {
+    let records = try MissionFileReader.records(bytes, format: format, file: fileName)
+    return try withConnection { connection in
+      let replaced = try connection.transaction {
+        var replaced = 0
+        for record in records {
+          do {
+            if try insertMissionLocked(
+              record.mission, properties: record.properties, replace: replacingExisting,
+              updated: microseconds(time), connection)
+            {
+              replaced += 1
+            }
+          } catch StoreError.duplicateMission(let id) {
+            throw StoreError.invalidMissionFile(
+              file: fileName, line: record.line, field: "id", value: id,
+              reason: "a mission with this id is already stored")
+          } catch StoreError.sqlite(let code, let message, _) where code & 0xFF == 19 {
+            // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
+            throw StoreError.invalidMissionFile(
+              file: fileName, line: record.line, field: nil, value: nil, reason: message)
+          }
+        }
+        return replaced
+      }
+      return ImportSummary(
+        format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import MissionTracking
+
+extension MissionDatabase {
+  /// The delivered fixes of mission `id`, ordered by time (pending events commit first).
+  /// - Throws: `StoreError.missionNotFound`, `StoreError.sqlite`.
+  /// - Complexity: O(n) in the track's length (primary-key range scan).
+  public func track(ofMission id: String) throws -> [Fix] {
+    try withConnection { connection in
+      try ensureKnownLocked(id, connection)
+      try commitPendingLocked(connection)
+      let select = try connection.cached(
+        """
+        SELECT time_us, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode, satellites, source
+        FROM track WHERE mission_id = ? ORDER BY time_us
+        """)
+      defer { select.reset() }
+      try select.bind(id, at: 1)
+      var fixes: [Fix] = []
+      while try select.step() { fixes.append(fix(from: select)) }
+      return fixes
+    }
+  }
+
+  func fix(from row: SQLiteStatement) -> Fix {
+    Fix(
+      time: date(microseconds: row.int64(at: 0)),
+      coordinate: Coordinate(uncheckedLatitude: row.double(at: 1), longitude: row.double(at: 2)),
+      mode: FixMode(rawValue: Int(row.int64(at: 7))) ?? .threeD, source: row.string(at: 9) ?? "",
+      altitudeMeters: row.optionalDouble(at: 3),
+      horizontalAccuracyMeters: row.optionalDouble(at: 4),
+      speedMetersPerSecond: row.optionalDouble(at: 5), courseDegrees: row.optionalDouble(at: 6),
+      satellitesUsed: row.optionalInt64(at: 8).map { Int($0) })
+  }
+
+  /// The stored events of mission `id` (or of every mission when nil) with a sequence number
+  /// above `afterSequence`, oldest first (pending events commit first).
+  ///
+  /// Pass the last sequence seen to tail the log.
+  /// - Complexity: O(n) in the events returned (index range scan).
+  public func events(ofMission id: String? = nil, afterSequence: Int64 = 0) throws
+    -> [StoredEvent]
+  {
+    try withConnection { connection in
+      if let id { try ensureKnownLocked(id, connection) }
+      try commitPendingLocked(connection)
+      let select =
+        if let id {
+          try {
+            let s = try connection.cached(
+              """
+              SELECT seq, mission_id, type, time_us, json FROM events
+              WHERE mission_id = ? AND seq > ? ORDER BY seq
+              """)
+            try s.bind(id, at: 1)
+            try s.bind(afterSequence, at: 2)
+            return s
+          }()
+        } else {
+          try {
+            let s = try connection.cached(
+              "SELECT seq, mission_id, type, time_us, json FROM events WHERE seq > ? ORDER BY seq")
+            try s.bind(afterSequence, at: 1)
+            return s
+          }()
+        }
+      defer { select.reset() }
+      var events: [StoredEvent] = []
+      while try select.step() {
+        events.append(
+          StoredEvent(
+            sequence: select.int64(at: 0), missionID: select.string(at: 1) ?? "",
+            type: select.string(at: 2) ?? "", time: date(microseconds: select.int64(at: 3)),
+            jsonLine: select.string(at: 4) ?? ""))
+      }
+      return events
+    }
+  }
+
+  /// The events of mission `id` as JSON lines (no newlines), oldest first.
+  public func eventLines(ofMission id: String) throws -> [String] {
+    try events(ofMission: id).map(\.jsonLine)
+  }
+
+  /// The geofence state of mission `id` by fence id (pending events commit first).
+  public func fenceStates(ofMission id: String) throws -> [String: FenceState] {
+    try withConnection { connection in
+      try ensureKnownLocked(id, connection)
+      try commitPendingLocked(connection)
+      return try fenceStatesLocked(id, connection)
+    }
+  }
+
+  func fenceStatesLocked(_ id: String, _ connection: SQLiteConnection) throws
+    -> [String: FenceState]
+  {
+    let select = try connection.cached(
+      "SELECT fence_id, inside, since_us, dwell_reported FROM fence_state WHERE mission_id = ?")
+    defer { select.reset() }
+    try select.bind(id, at: 1)
+    var states: [String: FenceState] = [:]
+    while try select.step() {
+      states[select.string(at: 0) ?? ""] = FenceState(
+        isInside: select.int64(at: 1) != 0,
+        insideSince: select.optionalInt64(at: 2).map { date(microseconds: $0) },
+        dwellReported: select.int64(at: 3) != 0)
+    }
+    return states
+  }
+
+  /// Reports dropped by cleaning for mission `id`, by reason (sums of `rejected` events).
+  public func rejectionCounts(ofMission id: String) throws -> [String: Int] {
+    try withConnection { connection in
+      try ensureKnownLocked(id, connection)
+      try commitPendingLocked(connection)
+      let select = try connection.cached(
+        "SELECT reason, count FROM ingest_rejections WHERE mission_id = ?")
+      defer { select.reset() }
+      try select.bind(id, at: 1)
+      var counts: [String: Int] = [:]
+      while try select.step() { counts[select.string(at: 0) ?? ""] = Int(select.int64(at: 1)) }
+      return counts
+    }
+  }
+
+  /// The mission a restarted tracker should continue: the one in state `active` or
+  /// `arrived` (the most recently transitioned if, against the rules, there are several),
+  /// with its fence states and the end of its track; nil when none is tracking.
+  ///
+  /// Only committed data is seen: after a crash, that is everything up to the last batch.
+  public func activeMission() throws -> ActiveMission? {
+    try withConnection { connection in
+      try commitPendingLocked(connection)
+      let select = try connection.cached(
+        """
+        SELECT \(Self.missionColumns) FROM missions
+        WHERE state IN ('active', 'arrived')
+        ORDER BY (SELECT max(seq) FROM transitions t WHERE t.mission_id = missions.id) DESC,
+          id LIMIT 1
+        """)
+      let found = try select.step() ? mission(from: select) : nil
+      select.reset()
+      guard let mission = found else { return nil }
+      let last = try connection.cached(
+        """
+        SELECT time_us, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode, satellites, source
+        FROM track WHERE mission_id = ? ORDER BY time_us DESC LIMIT 1
+        """)
+      try last.bind(mission.id, at: 1)
+      let lastFix = try last.step() ? fix(from: last) : nil
+      last.reset()
+      let count = try connection.cached("SELECT count(*) FROM track WHERE mission_id = ?")
+      try count.bind(mission.id, at: 1)
+      let fixCount = try count.step() ? Int(count.int64(at: 0)) : 0
+      count.reset()
+      return ActiveMission(
+        mission: mission, fences: try fenceStatesLocked(mission.id, connection),
+        lastFix: lastFix, trackFixCount: fixCount)
+    }
+  }
+}

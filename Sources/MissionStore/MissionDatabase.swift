@@ -1,0 +1,163 @@
+import Foundation
+import MissionTracking
+
+/// A MissionTrack database: missions, lifecycle transitions, tracks, events, geofence state
+/// and ingest statistics in one SQLite file.
+///
+/// Opening a file creates it if needed, switches it to WAL, sets `synchronous`,
+/// `busy_timeout` and `foreign_keys`, and applies the schema migrations in one transaction.
+/// A file written by a newer MissionTrack is refused with `StoreError.newerSchema` and left
+/// as it was.
+///
+/// One instance is one connection. Every call is serialised by an internal lock, so an
+/// instance may be shared between tasks and threads; a reader that must not wait for the
+/// writer (listing events while a tracker records) opens its own instance on the same file —
+/// WAL lets it read the last committed state without blocking or being blocked.
+///
+/// `@unchecked Sendable`: all mutable state (the connection, its cached statements, the
+/// pending batch, the counters) is only touched while holding `lock`.
+public final class MissionDatabase: @unchecked Sendable {
+  /// The schema version this build writes (`PRAGMA user_version`).
+  public static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
+
+  /// The file (or `:memory:`).
+  public let path: String
+  /// How the database was opened.
+  public let configuration: StoreConfiguration
+
+  private let lock = NSLock()
+  /// Guarded by `lock`: nil once closed.
+  var connection: SQLiteConnection?
+  /// Guarded by `lock`: events accepted by `record(_:)` and not yet committed.
+  var batch = EventBatch()
+  /// Guarded by `lock`: mission ids known to exist (events for others are refused early).
+  var knownMissions: Set<String> = []
+  /// Guarded by `lock`: a commit failure from the background timer, thrown by the next call.
+  var deferredError: (any Error)?
+  /// Guarded by `lock`.
+  var counters = IngestCounters()
+  /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
+  /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
+  var trackRuns: [SQLiteStatement?] = []
+  var eventRuns: [SQLiteStatement?] = []
+
+  /// Opens (creating if needed) the database at `path`.
+  ///
+  /// - Parameters:
+  ///   - path: A file path, or `:memory:` for a private in-memory database.
+  ///   - configuration: Durability, busy timeout, group commit, read-only.
+  /// - Throws: `StoreError.newerSchema` for a file from a newer version (untouched),
+  ///   `StoreError.outdatedSchema` for a read-only open of an old file, `StoreError.sqlite`
+  ///   when SQLite fails (for example the file is not a database).
+  public convenience init(path: String, configuration: StoreConfiguration = StoreConfiguration())
+    throws
+  {
+    try self.init(path: path, configuration: configuration, migrations: SchemaMigration.all)
+  }
+
+  /// Opens with an explicit migration list (tests use it to simulate upgrades).
+  init(path: String, configuration: StoreConfiguration, migrations: [SchemaMigration]) throws {
+    guard configuration.groupCommit.maxEvents >= 1 else {
+      throw StoreError.invalidConfiguration("group commit maxEvents must be at least 1")
+    }
+    guard configuration.groupCommit.maxDelay >= .zero else {
+      throw StoreError.invalidConfiguration("group commit maxDelay must not be negative")
+    }
+    self.path = path
+    self.configuration = configuration
+    let connection = try SQLiteConnection(path: path, readOnly: configuration.readOnly)
+    let migrator = SchemaMigrator(migrations: migrations)
+    do {
+      try connection.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
+      // Check the version before anything writes: a newer file must stay untouched.
+      try migrator.refuseNewer(connection)
+      if configuration.readOnly {
+        let found = try SchemaMigrator.version(of: connection)
+        if found < migrator.latestVersion {
+          throw StoreError.outdatedSchema(
+            path: path, found: found, required: migrator.latestVersion)
+        }
+      } else {
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+      }
+      try connection.execute("PRAGMA foreign_keys = ON")
+      // 32 MiB of page cache (SQLite's default is 2 MiB): large imports and the per-batch
+      // index updates stay in memory instead of spilling to the WAL mid-transaction.
+      try connection.execute("PRAGMA cache_size = -32768")
+      if !configuration.readOnly { try migrator.migrate(connection) }
+    } catch {
+      connection.close()
+      throw error
+    }
+    self.connection = connection
+  }
+
+  deinit {
+    // Best effort: commit what was accepted, then close.
+    if let connection {
+      if !batch.isEmpty { try? commitPendingLocked(connection) }
+      connection.close()
+    }
+  }
+
+  /// Runs `body` with the live connection while holding the lock.
+  func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    guard let connection else { throw StoreError.closed(path: path) }
+    if let error = deferredError {
+      deferredError = nil
+      throw error
+    }
+    return try body(connection)
+  }
+
+  /// Runs `body` while holding the lock, with or without a connection.
+  func locked<T>(_ body: () throws -> T) rethrows -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body()
+  }
+
+  /// Commits pending events and closes the connection. Later calls throw
+  /// `StoreError.closed`; closing twice does nothing.
+  /// - Throws: `StoreError` when the final commit fails (the connection is closed anyway).
+  public func close() throws {
+    try locked {
+      guard let connection else { return }
+      defer {
+        connection.close()
+        self.connection = nil
+        trackRuns = []
+        eventRuns = []
+      }
+      if !batch.isEmpty { try commitPendingLocked(connection) }
+    }
+  }
+
+  /// Closes the connection *without* committing pending events, as a crash would.
+  func abandon() {
+    locked {
+      connection?.close()
+      connection = nil
+      trackRuns = []
+      eventRuns = []
+      batch = EventBatch()
+    }
+  }
+
+  /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound file.
+  /// - Complexity: O(size of the database).
+  public func integrityCheck() throws -> [String] {
+    try withConnection { try $0.strings("PRAGMA integrity_check") }
+  }
+
+  /// The journal mode in effect (`wal` for a file, `memory` for `:memory:`).
+  public func journalMode() throws -> String {
+    try withConnection { try $0.strings("PRAGMA journal_mode").first ?? "" }
+  }
+
+  /// Counts of what the recorder has committed since the database was opened.
+  public var ingestCounters: IngestCounters { locked { counters } }
+}

@@ -1,0 +1,181 @@
+import MissionTracking
+
+/// Turns a mission file's bytes into validated records, or the first error with its line.
+enum MissionFileReader {
+  /// Reads and validates every record; ids must be unique within the file.
+  /// - Throws: `StoreError.invalidMissionFile`.
+  static func records(_ bytes: [UInt8], format: MissionFileFormat, file: String)
+    throws(StoreError) -> [MissionRecord]
+  {
+    let records: [MissionRecord]
+    switch format {
+    case .csv: records = try csv(bytes, file: file)
+    case .json, .geojson:
+      let root: JSONNode
+      do {
+        root = try JSONParser.parse(bytes)
+      } catch {
+        throw .invalidMissionFile(
+          file: file, line: error.line, field: nil, value: nil, reason: error.reason)
+      }
+      records =
+        format == .json
+        ? try jsonArray(root, file: file, source: bytes)
+        : try geoJSON(root, file: file, source: bytes)
+    }
+    var firstLine: [String: Int] = [:]
+    for record in records {
+      if let first = firstLine[record.mission.id] {
+        throw .invalidMissionFile(
+          file: file, line: record.line, field: "id", value: record.mission.id,
+          reason: "duplicate id (first on line \(first))")
+      }
+      firstLine[record.mission.id] = record.line
+    }
+    return records
+  }
+
+  /// The format of a `.json` file: GeoJSON when the top level is an object.
+  static func sniff(_ bytes: [UInt8]) -> MissionFileFormat {
+    let first = bytes.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+    return first == UInt8(ascii: "{") ? .geojson : .json
+  }
+
+  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+    let rows: [CSVReader.Record]
+    do {
+      rows = try CSVReader.records(bytes)
+    } catch {
+      throw .invalidMissionFile(
+        file: file, line: error.line, field: nil, value: nil, reason: error.reason)
+    }
+    guard let header = rows.first else {
+      throw .invalidMissionFile(
+        file: file, line: 1, field: nil, value: nil, reason: "empty file: a header is required")
+    }
+    let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+    for required in ["id", "lat", "lon"] where !names.contains(required) {
+      throw .invalidMissionFile(
+        file: file, line: header.line, field: required, value: nil,
+        reason: "the header must name id, lat and lon")
+    }
+    var records: [MissionRecord] = []
+    records.reserveCapacity(rows.count - 1)
+    for row in rows.dropFirst() {
+      guard row.fields.count == names.count else {
+        throw .invalidMissionFile(
+          file: file, line: row.line, field: nil, value: nil,
+          reason: "\(row.fields.count) fields, the header has \(names.count)")
+      }
+      var fields: [MissionRecord.Field] = []
+      fields.reserveCapacity(names.count)
+      for (name, text) in zip(names, row.fields) {
+        var json = ""
+        JSONObjectWriter.appendQuoted(text, to: &json)
+        fields.append(.init(name: name, value: .text(text), line: row.line, json: json))
+      }
+      records.append(
+        try MissionRecord.validate(fields, line: row.line, geometry: nil, file: file))
+    }
+    return records
+  }
+
+  private static func fields(of node: JSONNode, source: [UInt8]) -> [MissionRecord.Field] {
+    guard case .object(let members) = node.value else { return [] }
+    return members.map { member in
+      field(named: member.key, member.node, source: source)
+    }
+  }
+
+  private static func field(named name: String, _ node: JSONNode, source: [UInt8])
+    -> MissionRecord.Field
+  {
+    let value: MissionRecord.Value =
+      switch node.value {
+      case .string(let s): .text(s)
+      case .number(let n): .number(n)
+      case .bool(let b): .bool(b)
+      case .null: .null
+      case .array, .object: .composite
+      }
+    return .init(
+      name: name, value: value, line: node.line,
+      json: String(decoding: source[node.range], as: UTF8.self))
+  }
+
+  private static func jsonArray(_ root: JSONNode, file: String, source: [UInt8])
+    throws(StoreError) -> [MissionRecord]
+  {
+    guard case .array(let elements) = root.value else {
+      throw .invalidMissionFile(
+        file: file, line: root.line, field: nil, value: nil,
+        reason: "expected a JSON array of mission objects")
+    }
+    return try elements.enumerated().map { (index, element) throws(StoreError) in
+      guard case .object = element.value else {
+        throw .invalidMissionFile(
+          file: file, line: element.line, field: nil, value: nil,
+          reason: "element \(index) is not an object")
+      }
+      return try MissionRecord.validate(
+        fields(of: element, source: source), line: element.line, geometry: nil, file: file)
+    }
+  }
+
+  private static func geoJSON(_ root: JSONNode, file: String, source: [UInt8])
+    throws(StoreError)
+    -> [MissionRecord]
+  {
+    func fail(_ node: JSONNode, _ reason: String) -> StoreError {
+      .invalidMissionFile(file: file, line: node.line, field: nil, value: nil, reason: reason)
+    }
+    guard case .string(let type)? = root["type"]?.value else {
+      throw fail(root, "expected a GeoJSON FeatureCollection or Feature")
+    }
+    let features: [JSONNode]
+    switch type {
+    case "FeatureCollection":
+      guard case .array(let list)? = root["features"]?.value else {
+        throw fail(root, "a FeatureCollection needs a 'features' array")
+      }
+      features = list
+    case "Feature": features = [root]
+    default: throw fail(root, "expected a GeoJSON FeatureCollection or Feature, got '\(type)'")
+    }
+    var records: [MissionRecord] = []
+    for (index, feature) in features.enumerated() {
+      guard case .string("Feature")? = feature["type"]?.value else {
+        throw fail(feature, "feature \(index) is not a GeoJSON Feature")
+      }
+      guard let geometry = feature["geometry"], case .string("Point")? = geometry["type"]?.value
+      else { throw fail(feature, "feature \(index): the geometry must be a Point") }
+      guard let coordinates = geometry["coordinates"],
+        case .array(let position) = coordinates.value, position.count >= 2,
+        case .number(let lonText) = position[0].value,
+        case .number(let latText) = position[1].value,
+        let lon = Double(lonText), let lat = Double(latText)
+      else { throw fail(geometry, "feature \(index): coordinates must be [lon, lat]") }
+      guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon) else {
+        throw .invalidMissionFile(
+          file: file, line: coordinates.line, field: "coordinates",
+          value: "[\(lonText), \(latText)]",
+          reason: "longitude must be in [-180, 180] and latitude in [-90, 90] ([lon, lat] order)")
+      }
+      var properties: [MissionRecord.Field] = []
+      if let node = feature["properties"] {
+        switch node.value {
+        case .object: properties = fields(of: node, source: source)
+        case .null: break
+        default: throw fail(node, "feature \(index): properties must be an object")
+        }
+      }
+      let featureID = feature["id"].map { field(named: "id", $0, source: source) }
+      records.append(
+        try MissionRecord.validate(
+          properties, line: feature.line,
+          geometry: Coordinate(uncheckedLatitude: lat, longitude: lon), file: file,
+          fallbackID: featureID))
+    }
+    return records
+  }
+}

@@ -1,1 +1,0 @@
-// `MissionStore`: see README.md (Layout). Built by its own issue.

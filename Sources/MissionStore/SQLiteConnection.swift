@@ -1,0 +1,142 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: the only place besides `SQLiteStatement` that calls the C API.
+///
+/// Not thread-safe by itself: `MissionDatabase` serialises every use behind its lock, and the
+/// connection is opened with `SQLITE_OPEN_NOMUTEX` for that reason.
+final class SQLiteConnection {
+  /// The C handle, valid until `close()`.
+  private(set) var handle: OpaquePointer?
+  /// The file the connection is on (`:memory:` for an in-memory database).
+  let path: String
+  private var cache: [String: SQLiteStatement] = [:]
+
+  /// Process-wide SQLite settings, applied once before the first connection: memory
+  /// statistics off (they take a global mutex on every allocation). If SQLite was already
+  /// initialised by someone else the call fails harmlessly and the default stays.
+  private static let configured: Bool = missiontrack_sqlite_disable_memstatus() == SQLITE_OK
+
+  /// Opens (and, unless `readOnly`, creates) the database at `path`.
+  /// - Throws: `StoreError.sqlite` with SQLite's code and message.
+  init(path: String, readOnly: Bool) throws {
+    _ = Self.configured
+    self.path = path
+    var db: OpaquePointer?
+    let flags =
+      (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+      | SQLITE_OPEN_NOMUTEX
+    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    guard rc == SQLITE_OK, let db else {
+      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(db)
+      throw StoreError.sqlite(code: Int(rc), message: message, sql: "open \(path)")
+    }
+    sqlite3_extended_result_codes(db, 1)
+    handle = db
+  }
+
+  deinit { close() }
+
+  /// Finalises cached statements and closes the connection; idempotent.
+  func close() {
+    for statement in cache.values { statement.finalize() }
+    cache = [:]
+    if let handle { sqlite3_close_v2(handle) }
+    handle = nil
+  }
+
+  /// The live handle, or `StoreError.closed`.
+  func liveHandle() throws -> OpaquePointer {
+    guard let handle else { throw StoreError.closed(path: path) }
+    return handle
+  }
+
+  /// The error for result code `code` from running `sql`.
+  func error(_ code: Int32, sql: String) -> StoreError {
+    let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+    return .sqlite(code: Int(code), message: message, sql: sql)
+  }
+
+  /// Sets how long a statement waits for another connection's lock before `SQLITE_BUSY`.
+  func setBusyTimeout(milliseconds: Int) throws {
+    let rc = sqlite3_busy_timeout(try liveHandle(), Int32(clamping: milliseconds))
+    guard rc == SQLITE_OK else { throw error(rc, sql: "sqlite3_busy_timeout") }
+  }
+
+  /// Runs SQL without parameters (one or several statements): schema, pragmas with constant
+  /// values, `BEGIN`/`COMMIT`. Values are never spliced into it.
+  func execute(_ sql: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(try liveHandle(), sql, nil, nil, &message)
+    guard rc == SQLITE_OK else {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+      sqlite3_free(message)
+      throw StoreError.sqlite(code: Int(rc), message: text, sql: sql)
+    }
+  }
+
+  /// Compiles `sql` into a new statement (finalised when released).
+  func prepare(_ sql: String) throws -> SQLiteStatement {
+    var statement: OpaquePointer?
+    let rc = sqlite3_prepare_v3(
+      try liveHandle(), sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard rc == SQLITE_OK, let statement else { throw error(rc, sql: sql) }
+    return SQLiteStatement(handle: statement, sql: sql, connection: self)
+  }
+
+  /// The statement for `sql`, prepared on first use and reused afterwards (reset; every
+  /// caller binds all parameters).
+  func cached(_ sql: String) throws -> SQLiteStatement {
+    if let statement = cache[sql] {
+      statement.rewind()
+      return statement
+    }
+    let statement = try prepare(sql)
+    cache[sql] = statement
+    return statement
+  }
+
+  /// Rows changed by the last INSERT, UPDATE or DELETE.
+  var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+  /// Whether a transaction is open (autocommit is off).
+  var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
+
+  /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
+  ///
+  /// `BEGIN IMMEDIATE` takes the write lock at once, so a busy database waits for
+  /// `busy_timeout` at the start instead of failing when a read would upgrade to a write.
+  func transaction<T>(_ body: () throws -> T) throws -> T {
+    try execute("BEGIN IMMEDIATE")
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+    do {
+      try execute("COMMIT")
+    } catch {
+      if isInTransaction { try? execute("ROLLBACK") }
+      throw error
+    }
+    return result
+  }
+
+  /// The first column of the first row of `sql` as an integer (for pragmas and counts).
+  func integer(_ sql: String) throws -> Int64? {
+    let statement = try cached(sql)
+    defer { statement.reset() }
+    return try statement.step() ? statement.int64(at: 0) : nil
+  }
+
+  /// The first column of every row of `sql` as text.
+  func strings(_ sql: String) throws -> [String] {
+    let statement = try prepare(sql)
+    var rows: [String] = []
+    while try statement.step() { rows.append(statement.string(at: 0) ?? "") }
+    return rows
+  }
+}

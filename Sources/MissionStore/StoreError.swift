@@ -1,0 +1,54 @@
+import MissionTracking
+
+/// Errors thrown by `MissionStore`, each with the context needed to act on it.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// SQLite failed: its (extended) result code, its message and the SQL that failed.
+  case sqlite(code: Int, message: String, sql: String)
+  /// The database was closed before this call.
+  case closed(path: String)
+  /// The file was written by a newer MissionTrack (schema `found` > `supported`); it was
+  /// not modified.
+  case newerSchema(path: String, found: Int, supported: Int)
+  /// A read-only open found a schema that needs migrating first.
+  case outdatedSchema(path: String, found: Int, required: Int)
+  /// No mission with this id is stored.
+  case missionNotFound(String)
+  /// A mission with this id is already stored.
+  case duplicateMission(String)
+  /// A `state` event contradicts the stored state: it claims `from → to` while the mission
+  /// is `stored`.
+  case stateConflict(missionID: String, stored: MissionState, from: MissionState, to: MissionState)
+  /// A mission file has a bad record: the file, the 1-based line where the bad value (or
+  /// record) starts, the field and value when known, and why. Nothing was imported.
+  case invalidMissionFile(file: String, line: Int, field: String?, value: String?, reason: String)
+  /// A file could not be read at all.
+  case unreadableFile(path: String, reason: String)
+  /// A configuration value out of range.
+  case invalidConfiguration(String)
+
+  /// One line for people: what failed and the context (SQL, file and line, mission).
+  public var description: String {
+    switch self {
+    case .sqlite(let code, let message, let sql):
+      "SQLite error \(code): \(message) (SQL: \(sql))"
+    case .closed(let path): "database \(path) is closed"
+    case .newerSchema(let path, let found, let supported):
+      "database \(path) has schema version \(found), newer than this MissionTrack supports "
+        + "(\(supported)); it was not modified. Use a newer missiontrack."
+    case .outdatedSchema(let path, let found, let required):
+      "database \(path) has schema version \(found), needs \(required): open it read-write "
+        + "once to migrate"
+    case .missionNotFound(let id): "no mission with id '\(id)'"
+    case .duplicateMission(let id): "mission '\(id)' already exists"
+    case .stateConflict(let id, let stored, let from, let to):
+      "state event \(from.rawValue) → \(to.rawValue) for mission \(id) contradicts its "
+        + "stored state \(stored.rawValue)"
+    case .invalidMissionFile(let file, let line, let field, let value, let reason):
+      "\(file):\(line): "
+        + (field.map { "field '\($0)'" + (value.map { " = '\($0)'" } ?? "") + ": " } ?? "")
+        + reason + " (nothing imported)"
+    case .unreadableFile(let path, let reason): "cannot read \(path): \(reason)"
+    case .invalidConfiguration(let text): "invalid configuration: \(text)"
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// Decimal numbers as text, both ways, without `String` round trips: the hot path of the XML
+/// reader and the writers.
+enum DecimalText {
+  /// Exact powers of ten representable as `Double` (10^0 ... 10^22), for Clinger's fast path.
+  private static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` (at least one digit in the mantissa).
+  ///
+  /// Correctly rounded: up to 15 significant digits with a small exponent take the exact fast
+  /// path (W. D. Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990); longer
+  /// inputs go to the C library's `strtod`. `nan`, `inf` and hexadecimal are rejected.
+  /// - Complexity: O(n).
+  static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    let n = text.count
+    var i = 0
+    var negative = false
+    if i < n, text[i] == 0x2D || text[i] == 0x2B {
+      negative = text[i] == 0x2D
+      i += 1
+    }
+    var mantissa: UInt64 = 0
+    var significant = 0
+    var exponent = 0
+    var digits = 0
+    var exact = true
+    while i < n, text[i] &- 0x30 < 10 {
+      let d = UInt64(text[i] &- 0x30)
+      if significant < 19 {
+        if mantissa != 0 || d != 0 {
+          mantissa = mantissa &* 10 &+ d
+          significant += 1
+        }
+      } else {
+        exponent += 1
+        if d != 0 { exact = false }
+      }
+      digits += 1
+      i += 1
+    }
+    if i < n, text[i] == 0x2E {
+      i += 1
+      while i < n, text[i] &- 0x30 < 10 {
+        let d = UInt64(text[i] &- 0x30)
+        if significant < 19 {
+          if mantissa != 0 || d != 0 {
+            mantissa = mantissa &* 10 &+ d
+            significant += 1
+          }
+          exponent -= 1
+        } else if d != 0 {
+          exact = false
+        }
+        digits += 1
+        i += 1
+      }
+    }
+    guard digits > 0 else { return nil }
+    if i < n, text[i] == 0x65 || text[i] == 0x45 {
+      i += 1
+      var expNegative = false
+      if i < n, text[i] == 0x2D || text[i] == 0x2B {
+        expNegative = text[i] == 0x2D
+        i += 1
+      }
+      var e = 0
+      let start = i
+      while i < n, text[i] &- 0x30 < 10 {
+        if e < 100_000 { e = e * 10 + Int(text[i] &- 0x30) }
+        i += 1
+      }
+      guard i > start else { return nil }
+      exponent += expNegative ? -e : e
+    }
+    guard i == n else { return nil }
+    if mantissa == 0 { return negative ? -0.0 : 0.0 }
+    if exact, mantissa < (1 << 53), exponent >= -22, exponent <= 22 {
+      var value = Double(mantissa)
+      if exponent < 0 {
+        value /= powersOfTen[-exponent]
+      } else {
+        value *= powersOfTen[exponent]
+      }
+      return negative ? -value : value
+    }
+    return slowParse(text)
+  }
+
+  /// `strtod` on a NUL-terminated copy; the syntax was already checked by the caller.
+  private static func slowParse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
+      for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
+      buffer[text.count] = 0
+      var end: UnsafeMutablePointer<CChar>?
+      let value = strtod(buffer.baseAddress!, &end)
+      guard let end, end - buffer.baseAddress! == text.count else { return nil }
+      return value
+    }
+  }
+
+  /// Parses a non-negative decimal integer of at most 9 digits.
+  static func parseCount(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard !text.isEmpty, text.count <= 9 else { return nil }
+    var value = 0
+    for byte in text {
+      guard byte &- 0x30 < 10 else { return nil }
+      value = value * 10 + Int(byte &- 0x30)
+    }
+    return value
+  }
+
+  /// Appends `value` in plain decimal notation (never an exponent, as `xsd:decimal` and
+  /// readable JSON want), rounded to `fractionDigits` places with trailing zeros removed.
+  ///
+  /// Values whose magnitude is 1e15 or more fall back to Swift's shortest representation.
+  static func append(_ value: Double, fractionDigits: Int, to out: inout String) {
+    guard value.isFinite else {
+      out += "0"
+      return
+    }
+    var scale = 1.0
+    for _ in 0..<fractionDigits { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    guard scaled < 9.0e15 else {
+      out += String(value)
+      return
+    }
+    var integer = UInt64(scaled)
+    var power: UInt64 = 1
+    for _ in 0..<fractionDigits { power *= 10 }
+    var fraction = integer % power
+    integer /= power
+    if value < 0, integer != 0 || fraction != 0 { out += "-" }
+    out += String(integer)
+    guard fraction != 0 else { return }
+    var places = fractionDigits
+    while fraction % 10 == 0 {
+      fraction /= 10
+      places -= 1
+    }
+    let digits = String(fraction)
+    out += "."
+    if digits.count < places { out += String(repeating: "0", count: places - digits.count) }
+    out += digits
+  }
+}

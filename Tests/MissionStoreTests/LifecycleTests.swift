@@ -1,0 +1,108 @@
+import Foundation
+import MissionTracking
+import Testing
+
+@testable import MissionStore
+
+@Suite struct LifecycleTests {
+  /// Rows in the audit log and events table, and the mission's state: what "nothing
+  /// changed" compares.
+  private func snapshot(_ database: MissionDatabase, _ id: String) throws
+    -> (Int, Int, MissionState?)
+  {
+    (
+      try database.transitions(ofMission: id).count, try database.events(ofMission: id).count,
+      try database.mission(id: id)?.state
+    )
+  }
+
+  @Test func aLegalActionCommitsTheTransitionWithItsTimeAndEvent() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m")])
+    let time = Fixtures.start
+    let accepted = try database.apply(.accept, toMission: "m", at: time)
+    #expect(
+      accepted
+        == MissionTransition(
+          missionID: "m", action: .accept, from: .open, to: .accepted, time: time))
+    try database.apply(.start, toMission: "m", at: time.addingTimeInterval(60))
+    // A reader on its own connection sees the transition at once: it committed.
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    #expect(try reader.mission(id: "m")?.state == .active)
+    let log = try reader.transitions(ofMission: "m")
+    #expect(log.map(\.to) == [.accepted, .active])
+    #expect(log.map(\.action) == [.accept, .start])
+    #expect(abs(log[1].time.timeIntervalSince(time.addingTimeInterval(60))) < 1e-6)
+    #expect(
+      try reader.eventLines(ofMission: "m") == [
+        accepted.event.jsonLine,
+        TrackingEvent(
+          time: time.addingTimeInterval(60), missionID: "m",
+          kind: .state(from: .accepted, to: .active)
+        ).jsonLine,
+      ])
+  }
+
+  @Test func anIllegalTransitionThrowsAndChangesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m")])
+    try database.apply(.accept, toMission: "m")
+    try database.record(Fixtures.fixEvent(0, mission: "m"))  // pending
+    let before = try snapshot(database, "m")
+    #expect(
+      throws: TrackingError.illegalTransition(missionID: "m", state: .accepted, action: .submit)
+    ) {
+      try database.apply(.submit, toMission: "m")
+    }
+    #expect(try snapshot(database, "m") == before)
+    #expect(throws: StoreError.missionNotFound("ghost")) {
+      try database.apply(.accept, toMission: "ghost")
+    }
+  }
+
+  @Test func idempotentActionsRecordNothing() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .accepted)])
+    try database.apply(.start, toMission: "m")
+    let again = try database.apply(.start, toMission: "m")
+    #expect(again.from == again.to && again.to == .active)
+    #expect(try database.transitions(ofMission: "m").count == 1)
+  }
+
+  @Test func randomActionSequencesFollowTheTransitionTable() throws {
+    let directory = try TemporaryDirectory()
+    let ids = ["a", "b", "c", "d"]
+    var database = try Fixtures.database(
+      in: directory, missions: ids.map { Fixtures.mission($0) })
+    var model = Dictionary(uniqueKeysWithValues: ids.map { ($0, MissionState.open) })
+    var changes = Dictionary(uniqueKeysWithValues: ids.map { ($0, 0) })
+    var generator = SplitMix64(seed: 42)
+    for step in 0..<400 {
+      let id = ids.randomElement(using: &generator)!
+      let action = MissionAction.allCases.randomElement(using: &generator)!
+      let time = Fixtures.start.addingTimeInterval(Double(step))
+      if let target = action.target(from: model[id]!) {
+        let transition = try database.apply(action, toMission: id, at: time)
+        #expect(transition.from == model[id]! && transition.to == target)
+        if target != model[id]! { changes[id]! += 1 }
+        model[id] = target
+      } else {
+        #expect(
+          throws: TrackingError.illegalTransition(missionID: id, state: model[id]!, action: action)
+        ) {
+          try database.apply(action, toMission: id, at: time)
+        }
+      }
+      if step % 100 == 99 {  // the state machine lives in the file, not in memory
+        try database.close()
+        database = try MissionDatabase(path: directory.path())
+      }
+    }
+    for id in ids {
+      #expect(try database.mission(id: id)?.state == model[id])
+      #expect(try database.transitions(ofMission: id).count == changes[id])
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import MissionTracking
+import Testing
+
+@testable import MissionStore
+
+@Suite struct RecordingTests {
+  private let holdBatches = StoreConfiguration(
+    synchronous: .normal,
+    groupCommit: GroupCommitPolicy(maxEvents: 10_000, maxDelay: .seconds(3600)))
+
+  @Test func everyEventKindLandsInItsTableAndTheEventLog() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    let t = Fixtures.start
+    let events: [TrackingEvent] = [
+      Fixtures.fixEvent(0, mission: "m"),
+      TrackingEvent(
+        time: t.addingTimeInterval(0.5), missionID: "m", kind: .source(.connected, detail: "test")),
+      Fixtures.fixEvent(1, mission: "m"),
+      TrackingEvent(
+        time: t.addingTimeInterval(1), missionID: "m",
+        kind: .enter(fenceID: "m", distanceMeters: 20, initial: false)),
+      TrackingEvent(
+        time: t.addingTimeInterval(1), missionID: "m",
+        kind: .enter(fenceID: "other", distanceMeters: 5, initial: true)),
+      TrackingEvent(
+        time: t.addingTimeInterval(2), missionID: "m", kind: .rejected(reason: "outlier", count: 2)),
+      TrackingEvent(
+        time: t.addingTimeInterval(3), missionID: "m", kind: .rejected(reason: "outlier", count: 3)),
+      TrackingEvent(
+        time: t.addingTimeInterval(3), missionID: "m",
+        kind: .rejected(reason: "duplicate", count: 1)),
+      TrackingEvent(
+        time: t.addingTimeInterval(31), missionID: "m", kind: .dwell(fenceID: "m", dwellSeconds: 30)
+      ),
+      TrackingEvent(
+        time: t.addingTimeInterval(40), missionID: "m",
+        kind: .exit(fenceID: "other", distanceMeters: 90)),
+      TrackingEvent(
+        time: t.addingTimeInterval(41), missionID: "m",
+        kind: .crossed(fenceID: "x", closestDistanceMeters: 3)),
+    ]
+    try database.record(contentsOf: events)
+    #expect(database.pendingEventCount == events.count)
+    try database.flush()
+    #expect(database.pendingEventCount == 0)
+
+    let track = try database.track(ofMission: "m")
+    #expect(track.count == 2)
+    for (stored, index) in zip(track, 0...) {
+      let original = Fixtures.fix(index)
+      #expect(abs(stored.time.timeIntervalSince(original.time)) < 1e-6)
+      var aligned = stored
+      aligned.time = original.time
+      #expect(aligned == original)
+    }
+    #expect(try database.eventLines(ofMission: "m") == events.map(\.jsonLine))
+    #expect(try database.events(ofMission: "m").map(\.type) == events.map(\.type))
+    let fences = try database.fenceStates(ofMission: "m")
+    #expect(
+      fences["m"]
+        == FenceState(
+          isInside: true, insideSince: date(microseconds: microseconds(t.addingTimeInterval(1))),
+          dwellReported: true))
+    #expect(fences["other"] == FenceState())
+    #expect(try database.rejectionCounts(ofMission: "m") == ["outlier": 5, "duplicate": 1])
+    #expect(database.ingestCounters.fixes == 2 && database.ingestCounters.events == events.count)
+  }
+
+  @Test func aReplayedBatchNeverDuplicatesFixesOrTheirEvents() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    try database.record(contentsOf: (0..<100).map { Fixtures.fixEvent($0, mission: "m") })
+    try database.flush()
+    // Resumed from fix 50: the overlap is skipped, the rest is added.
+    try database.record(contentsOf: (50..<150).map { Fixtures.fixEvent($0, mission: "m") })
+    try database.flush()
+    let track = try database.track(ofMission: "m")
+    #expect(track.count == 150)
+    #expect(zip(track, track.dropFirst()).allSatisfy { $0.time < $1.time })
+    #expect(try database.events(ofMission: "m").count == 150)
+    #expect(database.ingestCounters.duplicateFixes == 50)
+  }
+
+  @Test func repeatedTimesAndInterleavedMissionsInOneBatchAreEachStoredOnce() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory,
+      missions: [Fixtures.mission("a", state: .active), Fixtures.mission("b", state: .active)],
+      configuration: holdBatches)
+    var events: [TrackingEvent] = []
+    for i in 0..<100 {
+      events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a"))
+      if i % 5 == 0 { events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a")) }
+      if i % 11 == 0 {
+        events.append(
+          TrackingEvent(
+            time: Fixtures.fix(i).time, missionID: "a", kind: .source(.gap, detail: "\(i)")))
+      }
+    }
+    try database.record(contentsOf: events)
+    try database.flush()
+    let expectedB = (0..<100).filter { $0 % 7 == 0 }.count
+    #expect(try database.track(ofMission: "b").count == expectedB)
+    #expect(try database.track(ofMission: "a").count == 100 - expectedB)
+    // The log keeps the batch order, minus the repeated fixes.
+    var seen: Set<String> = []
+    let expectedLines = events.filter { event in
+      guard case .fix = event.kind else { return true }
+      return seen.insert(event.jsonLine).inserted
+    }.map(\.jsonLine)
+    #expect(try database.events().map(\.jsonLine) == expectedLines)
+    #expect(database.ingestCounters.duplicateFixes == 20)
+  }
+
+  @Test func eventsOfAnUnknownMissionAreRefusedBeforeTheyJoinTheBatch() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m")], configuration: holdBatches)
+    try database.record(Fixtures.fixEvent(0, mission: "m"))
+    #expect(throws: StoreError.missionNotFound("ghost")) {
+      try database.record(Fixtures.fixEvent(1, mission: "ghost"))
+    }
+    try database.flush()
+    #expect(try database.track(ofMission: "m").count == 1)
+  }
+
+  @Test func aBatchCommitsWhenItIsFull() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)],
+      configuration: StoreConfiguration(
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 10, maxDelay: .seconds(3600))))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    try database.record(contentsOf: (0..<25).map { Fixtures.fixEvent($0, mission: "m") })
+    #expect(try reader.track(ofMission: "m").count == 20)
+    #expect(database.pendingEventCount == 5)
+    #expect(database.ingestCounters.commits == 2)
+    try database.flush()
+    #expect(try reader.track(ofMission: "m").count == 25)
+  }
+
+  @Test func aBatchCommitsAfterItsDelayWithoutFurtherEvents() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)],
+      configuration: StoreConfiguration(
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 1000, maxDelay: .milliseconds(20))))
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    try database.record(contentsOf: (0..<3).map { Fixtures.fixEvent($0, mission: "m") })
+    let deadline = Date().addingTimeInterval(10)
+    while try reader.track(ofMission: "m").count < 3, Date() < deadline { usleep(5000) }
+    #expect(try reader.track(ofMission: "m").count == 3)
+    #expect(database.pendingEventCount == 0)
+  }
+
+  @Test func immediatePolicyCommitsEveryEvent() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)],
+      configuration: StoreConfiguration(synchronous: .normal, groupCommit: .immediate))
+    try database.record(contentsOf: (0..<5).map { Fixtures.fixEvent($0, mission: "m") })
+    #expect(database.pendingEventCount == 0)
+    #expect(database.ingestCounters.commits == 5)
+  }
+
+  @Test func aCrashLosesOnlyTheUncommittedBatch() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)],
+      configuration: StoreConfiguration(
+        synchronous: .normal,
+        groupCommit: GroupCommitPolicy(maxEvents: 100, maxDelay: .seconds(3600))))
+    try database.record(contentsOf: (0..<250).map { Fixtures.fixEvent($0, mission: "m") })
+    database.abandon()  // as if killed: no flush, no close
+    let reopened = try MissionDatabase(path: directory.path())
+    #expect(try reopened.integrityCheck() == ["ok"])
+    let track = try reopened.track(ofMission: "m")
+    #expect(track.count == 200)
+    // Exactly the committed prefix: no gaps, no duplicates.
+    for (stored, index) in zip(track, 0...) {
+      #expect(abs(stored.time.timeIntervalSince(Fixtures.fix(index).time)) < 1e-6)
+    }
+    #expect(try reopened.events(ofMission: "m").count == 200)
+    // Resuming the replay from the start fills the rest without duplicates.
+    try reopened.record(contentsOf: (0..<250).map { Fixtures.fixEvent($0, mission: "m") })
+    try reopened.flush()
+    #expect(try reopened.track(ofMission: "m").count == 250)
+    #expect(try reopened.events(ofMission: "m").count == 250)
+  }
+
+  @Test func closingCommitsPendingEvents() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    try database.record(contentsOf: (0..<7).map { Fixtures.fixEvent($0, mission: "m") })
+    try database.close()
+    #expect(try MissionDatabase(path: directory.path()).track(ofMission: "m").count == 7)
+  }
+
+  @Test func aTransitionCommitsThePendingEventsBeforeItself() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    let reader = try MissionDatabase(
+      path: directory.path(), configuration: StoreConfiguration(readOnly: true))
+    try database.record(contentsOf: (0..<3).map { Fixtures.fixEvent($0, mission: "m") })
+    try database.apply(.arrive, toMission: "m", at: Fixtures.fix(3).time)
+    #expect(try reader.events(ofMission: "m").map(\.type) == ["fix", "fix", "fix", "state"])
+    #expect(try reader.mission(id: "m")?.state == .arrived)
+  }
+
+  @Test func aTrackersStateEventIsAppliedOnceAndCheckedAgainstTheStore() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    let t = Fixtures.start
+    // The tracker arrives by itself: the event is the transition.
+    try database.record(Fixtures.fixEvent(0, mission: "m"))
+    try database.record(
+      TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .arrived)))
+    #expect(database.pendingEventCount == 0)
+    #expect(try database.mission(id: "m")?.state == .arrived)
+    #expect(try database.transitions(ofMission: "m").map(\.action) == [.arrive])
+    // apply() then the tracker's echo of the same transition: recorded once.
+    let submitted = try database.apply(.submit, toMission: "m", at: t.addingTimeInterval(5))
+    try database.record(submitted.event)
+    #expect(try database.transitions(ofMission: "m").count == 2)
+    #expect(try database.events(ofMission: "m").filter { $0.type == "state" }.count == 2)
+    // A state event that contradicts the store is refused.
+    #expect(
+      throws: StoreError.stateConflict(
+        missionID: "m", stored: .submitted, from: .active, to: .cancelled)
+    ) {
+      try database.record(
+        TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .cancelled)))
+    }
+  }
+
+  @Test func reopeningResumesTheActiveMissionWithItsFenceState() throws {
+    let directory = try TemporaryDirectory()
+    do {
+      let database = try Fixtures.database(
+        in: directory,
+        missions: [
+          Fixtures.mission("done", state: .completed), Fixtures.mission("m", state: .accepted),
+        ],
+        configuration: holdBatches)
+      #expect(try database.activeMission() == nil)
+      try database.apply(.start, toMission: "m", at: Fixtures.start)
+      try database.record(contentsOf: (0..<10).map { Fixtures.fixEvent($0, mission: "m") })
+      try database.record(
+        TrackingEvent(
+          time: Fixtures.fix(9).time, missionID: "m",
+          kind: .enter(fenceID: "m", distanceMeters: 10, initial: false)))
+      try database.apply(.arrive, toMission: "m", at: Fixtures.fix(9).time)  // commits the batch
+      try database.record(Fixtures.fixEvent(10, mission: "m"))  // never committed
+      database.abandon()
+    }
+    let reopened = try MissionDatabase(path: directory.path())
+    let resumed = try #require(try reopened.activeMission())
+    #expect(resumed.mission.id == "m" && resumed.mission.state == .arrived)
+    #expect(resumed.fences["m"]?.isInside == true)
+    #expect(resumed.fences["m"]?.dwellReported == false)
+    #expect(resumed.trackFixCount == 10)
+    #expect(abs(resumed.lastFix!.time.timeIntervalSince(Fixtures.fix(9).time)) < 1e-6)
+    try reopened.apply(.submit, toMission: "m")
+    #expect(try reopened.activeMission() == nil)
+  }
+
+  @Test func savingAFenceStateDirectlyIsResumed() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)])
+    let state = FenceState(isInside: true, insideSince: Fixtures.start, dwellReported: true)
+    try database.saveFenceState(state, missionID: "m", fenceID: "m")
+    let stored = try #require(try database.activeMission()?.fences["m"])
+    #expect(stored.isInside && stored.dwellReported)
+    #expect(abs(stored.insideSince!.timeIntervalSince(Fixtures.start)) < 1e-6)
+  }
+}
