@@ -220,7 +220,12 @@ final class NMEADeviceSession: Sendable {
       let result = buffer.withUnsafeMutableBytes { port.read(into: $0) }
       switch result {
       case .wouldBlock:
-        continue
+        // A hang-up or error with nothing to read: never spin on it.
+        guard events & (POLLHUP | POLLERR) != 0 else { continue }
+        if port.kind == .terminal {
+          return .lost(reason: "the device hung up", sawData: sawData)
+        }
+        return .ended
       case .bytes(let count):
         sawData = true
         lastInputAt = clock.now
