@@ -7,6 +7,7 @@ public enum MissionTrackTool {
   static let commands: [any Command.Type] = [
     DistanceCommand.self,
     ReplayCommand.self,
+    TrackCommand.self,
     DecodeCommand.self,
     BenchCommand.self,
   ]

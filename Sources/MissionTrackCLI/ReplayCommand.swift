@@ -57,8 +57,11 @@ enum ReplayCommand: Command {
         TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
       })
     let session = TrackingSession(
-      database: database, console: console, options: options, verb: "replay")
-    let outcome = try await session.run(source: source, until: { await waitForever() })
+      database: database, console: console, options: options, verb: "replay", statusEvery: 200)
+    let outcome = try await session.run(source: source) {
+      await waitForever()
+      return nil
+    }
     console.flush()
     console.err(outcome.summary(verb: "replay"))
     return outcome.failure == nil ? 0 : 1

@@ -11,6 +11,8 @@ struct TrackingSession {
   let options: TrackingOptions
   /// `replay` or `track`, for messages.
   let verb: String
+  /// Refresh the terminal status line every this many delivered fixes.
+  var statusEvery = 1
 
   /// What a run did, for the summary.
   struct Outcome {
@@ -26,9 +28,11 @@ struct TrackingSession {
 
   /// Tracks the mission from `source` until the source ends or `stop` returns, then stops
   /// tracking (the mission stays active in the store, to be resumed or submitted).
+  ///
+  /// When `stop` returns a reason, the stop is recorded as a `source` `ended` event.
   /// - Throws: `CLIError.failure` when there is no mission to track or it cannot start.
-  func run(source: any FixSource, until stop: @escaping @Sendable () async -> Void) async throws
-    -> Outcome
+  func run(source: any FixSource, until stop: @escaping @Sendable () async -> String?)
+    async throws -> Outcome
   {
     let mission = try missionToTrack()
     let catalog: GridFenceCatalog? =
@@ -37,12 +41,13 @@ struct TrackingSession {
       source: source, configuration: options.configuration, sink: database, catalog: catalog)
     let console = self.console
     let statusLine = console.errorIsTerminal
+    let statusEvery = self.statusEvery
     let printer = Task { () -> Outcome in
       var outcome = Outcome(missionID: mission.id)
       for await event in tracker.events {
         console.out(event.jsonLine)
         outcome.note(event)
-        if statusLine && outcome.deliveredFixes % 50 == 1 {
+        if statusLine && outcome.deliveredFixes % statusEvery == 1 % statusEvery {
           console.errRaw("\r\(verb): \(outcome.statusText)   ")
         }
       }
@@ -62,15 +67,30 @@ struct TrackingSession {
       _ = await printer.value
       throw CLIError.failure("\(error)")
     }
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { await tracker.waitUntilSourceEnds() }
+    let stopReason = await withTaskGroup(of: String?.self) { group in
+      group.addTask {
+        await tracker.waitUntilSourceEnds()
+        return nil
+      }
       group.addTask { await stop() }
-      await group.next()
+      let first = await group.next() ?? nil
       group.cancelAll()
+      return first
     }
     let cleaning = await tracker.summary
     await tracker.shutdown()
     var outcome = await printer.value
+    if let stopReason {
+      let stopped = TrackingEvent(
+        time: outcome.lastFixTime ?? Date(), missionID: mission.id,
+        kind: .source(.ended, detail: stopReason))
+      do {
+        try database.record(stopped)
+      } catch {
+        throw CLIError.failure("could not record the stop: \(error)")
+      }
+      console.out(stopped.jsonLine)
+    }
     outcome.cleaning = await tracker.lastSummary ?? cleaning
     outcome.failure = await tracker.failure
     if statusLine { console.errRaw("\r\u{1B}[K") }

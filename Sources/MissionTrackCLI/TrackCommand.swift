@@ -1,0 +1,106 @@
+import Foundation
+import GPSDSource
+import MissionStore
+import MissionTracking
+import TraceFormats
+
+/// `missiontrack track`: follow the active mission live from gpsd or a raw NMEA device.
+enum TrackCommand: Command {
+  static let name = "track"
+  static let summary = "Track the active mission live from gpsd or an NMEA device"
+  static let help = """
+    NAME
+      missiontrack track - follow the active mission live
+
+    SYNOPSIS
+      missiontrack track [--gpsd HOST:PORT [--device PATH] | --nmea PATH [--baud N]]
+                         [--mission ID] [--db PATH] [...]
+
+    DESCRIPTION
+      Tracks the mission that is active in the database (or starts the accepted mission
+      given with --mission) from a live fix source, records fixes, events and transitions
+      in the database and prints every event as one JSON line on standard output. A
+      one-line status is shown on standard error when it is a terminal.
+
+      The source is opened only now, while a mission is tracked, and closed when tracking
+      stops: on SIGINT or SIGTERM (events are flushed, the mission stays active and is
+      resumed by the next 'track'), or when the mission is submitted or cancelled from
+      another shell ('missiontrack missions submit ID'), which track notices within 2 s.
+      If gpsd is not running or goes away, track reports 'source' events (disconnected,
+      reconnecting, connected, gap) and keeps retrying with capped exponential backoff.
+
+    OPTIONS
+      --gpsd HOST:PORT       gpsd to read from (default localhost:2947).
+      --device PATH          Ask gpsd for this receiver only.
+      --nmea PATH            Read NMEA 0183 from a serial device, a named pipe, or - for
+                             standard input, instead of gpsd.
+      --baud N               Serial speed for --nmea on a tty (4800 ... 921600; default:
+                             leave the device's setting).
+    \(TrackingOptions.help)
+
+    EXAMPLES
+      missiontrack missions accept sig-101
+      missiontrack track --mission sig-101
+      missiontrack track --gpsd 127.0.0.1:29470
+      missiontrack track --nmea /dev/ttyUSB0 --baud 9600
+      gpspipe -r | missiontrack track --nmea -
+    """
+
+  static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
+    let database = try arguments.openDatabase()
+    let options = try TrackingOptions(&arguments)
+    let gpsd = try arguments.option("--gpsd")
+    let device = try arguments.option("--device")
+    let nmea = try arguments.option("--nmea")
+    let baud = try arguments.int("--baud")
+    try arguments.finish()
+    if nmea != nil && (gpsd != nil || device != nil) {
+      throw CLIError.usage("--nmea and --gpsd/--device exclude each other")
+    }
+    if baud != nil && nmea == nil { throw CLIError.usage("--baud goes with --nmea") }
+    let source: any FixSource
+    do {
+      if let nmea {
+        source = try NMEADeviceSource(path: nmea, baud: baud)
+      } else {
+        source = try GPSDFixSource(
+          endpoint: gpsd ?? "localhost:\(GPSDFixSource.defaultPort)", device: device)
+      }
+    } catch {
+      throw CLIError.usage("\(error)")
+    }
+    let session = TrackingSession(
+      database: database, console: console, options: options, verb: "track")
+    let outcome = try await session.run(source: source) {
+      await withTaskGroup(of: String?.self) { group in
+        group.addTask {
+          switch await TerminationSignal.wait() {
+          case SIGINT: return "stopped by SIGINT"
+          case SIGTERM: return "stopped by SIGTERM"
+          default: return nil
+          }
+        }
+        group.addTask { await waitUntilMissionStopsTracking(database) }
+        let reason = await group.next() ?? nil
+        group.cancelAll()
+        if let reason { console.err("track: \(reason)") }
+        return reason
+      }
+    }
+    console.flush()
+    console.err(outcome.summary(verb: "track"))
+    return outcome.failure == nil ? 0 : 1
+  }
+
+  /// Returns a reason when no mission is active in the store any more (submitted or
+  /// cancelled by another process), checking every 2 s; nil when the task is cancelled.
+  static func waitUntilMissionStopsTracking(_ database: MissionDatabase) async -> String? {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(2))
+      if Task.isCancelled { return nil }
+      if let active = try? database.activeMission(), active != nil { continue }
+      return "the mission is no longer active"
+    }
+    return nil
+  }
+}
