@@ -1,0 +1,40 @@
+import Foundation
+
+/// The `missiontrack` executable that `swift build` left next to the tests, for end-to-end
+/// tests that run it as a separate process.
+enum BuiltTool {
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  /// The path of the built executable, or nil when it has not been built.
+  static let path: String? = {
+    let build = packageRoot.appendingPathComponent(".build")
+    let candidates = [
+      Bundle.main.bundleURL.appendingPathComponent("missiontrack"),
+      build.appendingPathComponent("debug/missiontrack"),
+      build.appendingPathComponent("release/missiontrack"),
+    ]
+    return candidates.map(\.path).first { FileManager.default.isExecutableFile(atPath: $0) }
+  }()
+
+  /// Whether the executable exists (tests that need it are skipped otherwise).
+  static var isBuilt: Bool { path != nil }
+
+  /// Starts the tool with `arguments`, standard output and error into files in `directory`.
+  static func start(_ arguments: [String], in directory: URL, tag: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path!)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    FileManager.default.createFile(
+      atPath: directory.appendingPathComponent("\(tag).out").path, contents: nil)
+    FileManager.default.createFile(
+      atPath: directory.appendingPathComponent("\(tag).err").path, contents: nil)
+    process.standardOutput = try FileHandle(
+      forWritingTo: directory.appendingPathComponent("\(tag).out"))
+    process.standardError = try FileHandle(
+      forWritingTo: directory.appendingPathComponent("\(tag).err"))
+    try process.run()
+    return process
+  }
+}
