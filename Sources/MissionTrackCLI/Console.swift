@@ -10,6 +10,7 @@ public final class Console: @unchecked Sendable {
   private var outBuffer = ""
   private var errBuffer = ""
   private static let flushThreshold = 1 << 16
+  private var lineBuffered = false
 
   /// A console on the process's standard output and standard error.
   public static func standard() -> Console { Console(capturing: false) }
@@ -19,6 +20,10 @@ public final class Console: @unchecked Sendable {
 
   private init(capturing: Bool) { self.capturing = capturing }
 
+  /// Writes every standard-output line at once from now on (for live output that another
+  /// program reads as it comes), instead of in 64 KiB blocks.
+  public func flushEveryLine() { lock.withLock { lineBuffered = true } }
+
   /// Whether standard error is a terminal (progress and live status are shown only then).
   public var errorIsTerminal: Bool { !capturing && isatty(2) == 1 }
 
@@ -27,7 +32,9 @@ public final class Console: @unchecked Sendable {
     lock.withLock {
       outBuffer += line
       outBuffer += "\n"
-      if !capturing && outBuffer.utf8.count >= Console.flushThreshold { flushOutLocked() }
+      if !capturing && (lineBuffered || outBuffer.utf8.count >= Console.flushThreshold) {
+        flushOutLocked()
+      }
     }
   }
 

@@ -69,6 +69,7 @@ enum TrackCommand: Command {
     } catch {
       throw CLIError.usage("\(error)")
     }
+    console.flushEveryLine()
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "track")
     let outcome = try await session.run(source: source) {

@@ -67,18 +67,20 @@ struct TrackingSession {
       _ = await printer.value
       throw CLIError.failure("\(error)")
     }
-    let stopReason = await withTaskGroup(of: String?.self) { group in
+    // Whichever ends first, the source or `stop`; shutting the tracker down ends the
+    // session, so the other child returns too.
+    let (stopReason, cleaning) = await withTaskGroup(of: String?.self) { group in
       group.addTask {
         await tracker.waitUntilSourceEnds()
         return nil
       }
       group.addTask { await stop() }
       let first = await group.next() ?? nil
+      let cleaning = await tracker.summary
+      await tracker.shutdown()
       group.cancelAll()
-      return first
+      return (first, cleaning)
     }
-    let cleaning = await tracker.summary
-    await tracker.shutdown()
     var outcome = await printer.value
     if let stopReason {
       let stopped = TrackingEvent(

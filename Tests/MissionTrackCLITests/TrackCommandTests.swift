@@ -53,3 +53,59 @@ import Testing
     }
   }
 }
+
+/// The built tool, live on a named pipe, stopped with SIGTERM.
+@Suite struct TrackProcessTests {
+  @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))
+  func sigtermFlushesRecordsTheStopAndKeepsTheMissionActive() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("track-term-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("db.sqlite").path
+    let database = try MissionDatabase(path: path)
+    _ = try database.importMissions(
+      from: BuiltTool.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
+    try database.apply(.accept, toMission: "sig-101")
+    try database.close()
+    let fifo = directory.appendingPathComponent("gps.fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+
+    let process = try BuiltTool.start(
+      ["track", "--nmea", fifo, "--db", path, "--mission", "sig-101"], in: directory, tag: "track")
+    // Opening for writing waits until the tool has opened the pipe for reading.
+    let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+    let nmea = try String(contentsOf: ReplayCommandTests.walkNMEA.asFileURL, encoding: .utf8)
+    let lines = nmea.split(separator: "\n").prefix(400)
+    writer.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    // Wait until fixes are being printed, then stop the tool the way a supervisor would.
+    let output = directory.appendingPathComponent("track.out")
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline,
+      (try? String(contentsOf: output, encoding: .utf8))?.contains(#""type":"fix""#) != true
+    {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    kill(process.processIdentifier, SIGTERM)
+    let exitDeadline = Date().addingTimeInterval(20)
+    while process.isRunning && Date() < exitDeadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    try? writer.close()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    let printed = try String(contentsOf: output, encoding: .utf8)
+    #expect(printed.contains(#""status":"ended","detail":"stopped by SIGTERM""#))
+    let stored = try MissionDatabase(path: path)
+    #expect(try stored.activeMission()?.mission.id == "sig-101")
+    let fixLines = printed.split(separator: "\n").filter { $0.contains(#""type":"fix""#) }
+    #expect(try stored.track(ofMission: "sig-101").count == fixLines.count)
+    #expect(
+      try stored.eventLines(ofMission: "sig-101").contains { $0.contains("stopped by SIGTERM") })
+  }
+}
+
+extension String {
+  fileprivate var asFileURL: URL { URL(fileURLWithPath: self) }
+}
