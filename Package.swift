@@ -29,7 +29,7 @@ let package = Package(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
-    .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource"]),
+    .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource", "MissionStore"]),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
     .testTarget(name: "MissionTrackCLITests", dependencies: ["MissionTrackCLI"]),
   ]
