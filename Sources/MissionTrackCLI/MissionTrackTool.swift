@@ -8,6 +8,10 @@ public enum MissionTrackTool {
     DistanceCommand.self,
     DecodeCommand.self,
     BenchCommand.self,
+    MissionsCommand.self,
+    NearbyCommand.self,
+    ExportCommand.self,
+    ReportCommand.self,
   ]
 
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:
