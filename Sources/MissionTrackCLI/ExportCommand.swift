@@ -65,7 +65,8 @@ enum ExportCommand: Command {
     {
       format = parsed
     } else {
-      throw CLIError.usage("--format gpx|geojson|jsonl is required (or -o FILE.gpx|.geojson|.jsonl)")
+      throw CLIError.usage(
+        "--format gpx|geojson|jsonl is required (or -o FILE.gpx|.geojson|.jsonl)")
     }
     let database = try db.open()
     let text: String = try CLIError.runtime {

@@ -27,11 +27,11 @@ enum MissionsActionCommand {
       action == .start
       ? """
 
-          start only records the state: it does not read a GPS. Live tracking is
-          'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces);
-          both start an accepted mission themselves.
+        start only records the state: it does not read a GPS. Live tracking is
+        'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces);
+        both start an accepted mission themselves.
 
-        """ : ""
+      """ : ""
     return """
       NAME
         missiontrack missions \(word) - \(summary(of: action))

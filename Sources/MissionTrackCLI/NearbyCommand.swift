@@ -99,8 +99,8 @@ enum NearbyCommand: Command {
       }
     }
     if !json, !matches.isEmpty { for line in table.lines { console.out(line) } }
-    var what = "\(matches.count) \(state?.rawValue ?? "") mission\(matches.count == 1 ? "" : "s")"
-    if state == nil { what = what.replacingOccurrences(of: "  ", with: " ") }
+    let kind = state.map { "\($0.rawValue) " } ?? ""
+    var what = "\(matches.count) \(kind)mission\(matches.count == 1 ? "" : "s")"
     if let radius { what += " within \(formatMeters(radius))" }
     if let k { what += " (at most \(k))" }
     console.err(what + String(format: " of %.5f, %.5f", lat, lon))

@@ -24,8 +24,10 @@ import Testing
     return try list.map { object in
       let point = try Coordinate(
         latitude: object["lat"] as? Double ?? .nan, longitude: object["lon"] as? Double ?? .nan)
-      return (object["id"] as? String ?? "", object["state"] as? String ?? "",
-        center.distance(to: point))
+      return (
+        object["id"] as? String ?? "", object["state"] as? String ?? "",
+        center.distance(to: point)
+      )
     }.sorted { $0.meters != $1.meters ? $0.meters < $1.meters : $0.id < $1.id }
   }
 
@@ -86,7 +88,8 @@ import Testing
 
   @Test(arguments: [
     ["nearby"], ["nearby", "--lat", "59"], ["nearby", "--lat", "91", "--lon", "0"],
-    ["nearby", "--lat", "59", "--lon", "east"], ["nearby", "--lat", "59", "--lon", "17", "--k", "-1"],
+    ["nearby", "--lat", "59", "--lon", "east"],
+    ["nearby", "--lat", "59", "--lon", "17", "--k", "-1"],
     ["nearby", "--lat", "59", "--lon", "17", "--radius", "-5"],
     ["nearby", "--lat", "59", "--lon", "17", "--all", "--state", "open"],
     ["nearby", "--lat", "59", "--lon", "17", "extra"],
