@@ -1,3 +1,6 @@
+import Foundation
+import MissionTracking
+
 /// The command line after the command's name, consumed flag by flag.
 ///
 /// A command takes the options it knows (`--radius 500` or `--radius=500`), then calls
@@ -101,5 +104,16 @@ extension ArgumentList {
       items.removeFirst()
     }
     return taken
+  }
+}
+
+extension ArgumentList {
+  /// A `YYYY-MM-DD` option, as midnight UTC of that day.
+  public mutating func day(_ name: String) throws(CLIError) -> Date? {
+    guard let text = try option(name) else { return nil }
+    guard let parsed = UTCTime.parse(text + "T00:00:00Z") else {
+      throw .usage("\(name) expects YYYY-MM-DD, got '\(text)'")
+    }
+    return parsed.date
   }
 }

@@ -40,13 +40,7 @@ enum DecodeCommand: Command {
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let strict = arguments.flag("--strict")
-    var fallbackDate: Date?
-    if let text = try arguments.option("--date") {
-      guard let parsed = UTCTime.parse(text + "T00:00:00Z") else {
-        throw CLIError.usage("--date expects YYYY-MM-DD, got '\(text)'")
-      }
-      fallbackDate = parsed.date
-    }
+    let fallbackDate = try arguments.day("--date")
     let paths = try arguments.positionals()
     guard paths.count == 1, let path = paths.first else {
       throw CLIError.usage(paths.isEmpty ? "which TRACE? (a path or -)" : "one TRACE only")

@@ -6,6 +6,7 @@ public enum MissionTrackTool {
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any Command.Type] = [
     DistanceCommand.self,
+    ReplayCommand.self,
     DecodeCommand.self,
     BenchCommand.self,
     MissionsCommand.self,

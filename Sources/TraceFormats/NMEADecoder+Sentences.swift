@@ -102,7 +102,7 @@ extension NMEADecoder {
   }
 
   /// Turns the open epoch into a fix (or keeps it until a date is known).
-  private mutating func close(_ closing: NMEAEpoch, into fixes: inout [Fix]) {
+  mutating func close(_ closing: NMEAEpoch, into fixes: inout [Fix]) {
     guard closing.hasPosition || closing.day != nil else { return }
     let before = fixes.count
     if let day = dates.day(for: closing.timeOfDayMicros, own: closing.day) {

@@ -1,0 +1,44 @@
+import MissionTracking
+
+/// The flags `replay` and `track` share: which mission, and the pipeline's settings.
+struct TrackingOptions {
+  /// The manual text for these flags.
+  static let help = """
+      --mission ID           Track this mission: an accepted (or open) one is started, an
+                             active or arrived one is resumed. Default: the mission that
+                             is active in the database.
+      --distance-filter M    Deliver a fix when it is at least M metres from the last
+                             delivered one (default 10).
+      --max-speed MPS        Reject jumps implying more than MPS m/s (default 100).
+      --max-accuracy M       Reject fixes whose horizontal accuracy is worse than M metres.
+      --dwell S              Report dwell after S seconds inside the fence (default 60).
+      --no-other-fences      Evaluate only the mission's own fence, not those of other
+                             missions the worker passes.
+      --db PATH              The database (default missiontrack.sqlite).
+    """
+
+  var missionID: String?
+  var configuration: MissionTracker.Configuration
+  var otherFences: Bool
+
+  /// Takes the shared flags from `arguments`.
+  /// - Throws: `CLIError.usage` for a bad value.
+  init(_ arguments: inout ArgumentList) throws {
+    missionID = try arguments.option("--mission")
+    otherFences = !arguments.flag("--no-other-fences")
+    let distance = try arguments.double("--distance-filter", in: 0...1_000_000) ?? 10
+    let speed = try arguments.double("--max-speed", in: 0.001...1_000_000) ?? 100
+    let accuracy = try arguments.double("--max-accuracy", in: 0.001...1_000_000)
+    let dwell = try arguments.double("--dwell", in: 0...1_000_000) ?? 60
+    do {
+      let pipeline = try TrackingPipeline.Configuration(
+        cleaner: FixCleaner.Configuration(
+          maximumSpeedMetersPerSecond: speed, maximumHorizontalAccuracyMeters: accuracy),
+        distanceFilterMeters: distance,
+        geofence: GeofenceEvaluator.Configuration(dwellSeconds: dwell))
+      configuration = MissionTracker.Configuration(pipeline: pipeline)
+    } catch {
+      throw CLIError.usage("\(error)")
+    }
+  }
+}
