@@ -22,6 +22,8 @@ enum ReportCommand: Command {
       .html an HTML page holding the same SVG. FILE is replaced atomically; its path is
       printed on standard error.
 
+      Only this mission's fence is drawn, so enter/dwell/exit/crossed events of other
+      missions' fences passed on the way are left out (export --format jsonl has them all).
       A mission with no track yet still gets a picture: its fence and point.
 
     OPTIONS
@@ -54,8 +56,17 @@ enum ReportCommand: Command {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
+      // The map draws this mission's fence only, so fence events of other missions'
+      // fences passed on the way (the tracker watches every fence) are left out.
       let events = try database.events(ofMission: id).compactMap {
         TrackingEvent(jsonLine: $0.jsonLine)
+      }.filter { event in
+        switch event.kind {
+        case .enter(let fence, _, _), .dwell(let fence, _), .exit(let fence, _),
+          .crossed(let fence, _):
+          fence == id
+        default: true
+        }
       }
       return MissionReport(
         mission: mission, track: try database.track(ofMission: id), events: events)

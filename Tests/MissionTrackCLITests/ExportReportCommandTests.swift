@@ -1,4 +1,6 @@
 import Foundation
+import MissionStore
+import MissionTracking
 import Testing
 
 @testable import MissionTrackCLI
@@ -106,5 +108,36 @@ import Testing
     #expect(await box.run(["report", "sig-101"]).status == 64)
     #expect(await box.run(["report", "sig-101", "-o", box.path("r.png")]).status == 64)
     #expect(await box.run(["report", "nope", "-o", box.path("n.svg")]).status == 1)
+  }
+
+  func enterMarkers(_ box: CLISandbox, _ name: String) async throws -> Int {
+    let file = box.path(name)
+    #expect(await box.run(["report", "sig-101", "-o", file]).status == 0)
+    let svg = ParsedSVG(try String(contentsOfFile: file, encoding: .utf8))
+    return svg.elements("g").filter {
+      ($0.attributes["class"] ?? "").split(separator: " ").contains("enter")
+    }.count
+  }
+
+  @Test func reportLeavesOutEventsOfOtherMissionsFences() async throws {
+    let box = try await walked()
+    let before = try await enterMarkers(box, "before.svg")
+    #expect(before >= 1)
+    let database = try MissionDatabase(path: box.databasePath)
+    let mission = try #require(try database.mission(id: "sig-101"))
+    let fix = Fix(
+      time: Date(timeIntervalSince1970: 1_777_600_200), coordinate: mission.coordinate,
+      source: "test")
+    try database.record(
+      TrackingEvent(
+        time: fix.time, missionID: "sig-101",
+        kind: .enter(fenceID: "sig-104", distanceMeters: 10, initial: false)))
+    try database.record(
+      TrackingEvent(
+        time: fix.time, missionID: "sig-101",
+        kind: .enter(fenceID: "sig-101", distanceMeters: 0, initial: false)))
+    try database.close()
+    // The own fence's second enter is drawn, the other fence's is not.
+    #expect(try await enterMarkers(box, "after.svg") == before + 1)
   }
 }
