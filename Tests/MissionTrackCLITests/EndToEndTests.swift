@@ -111,4 +111,44 @@ import Testing
     let missing = try run(box, ["missions", "show", "sig-101"])
     #expect(missing.status == 1)
   }
+
+  /// The issue's path with a real replay of the bundled walk in place of a recorded one.
+  @Test(.enabled(if: binary != nil, "missiontrack binary not built (run swift build)"))
+  func importAcceptStartReplayReportExport() throws {
+    let box = try CLISandbox()
+    #expect(try run(box, ["missions", "import", CLISandbox.demoMissions]).status == 0)
+    let at = ["--at", "2026-05-04T09:58:00Z"]
+    #expect(try run(box, ["missions", "accept", "sig-101"] + at).status == 0)
+    #expect(try run(box, ["missions", "start", "sig-101"] + at).status == 0)
+    let walk = CLISandbox.packageRoot.appendingPathComponent("Traces/demo/walk.gpx").path
+    let replay = try run(box, ["replay", walk, "--mission", "sig-101"])
+    #expect(replay.status == 0)
+    let events = replay.json
+    #expect(
+      events.contains { $0["type"] as? String == "enter" && $0["fence_id"] as? String == "sig-101" }
+    )
+    let fixes = events.filter { $0["type"] as? String == "fix" }.count
+    #expect(fixes > 10)
+
+    let show = try #require(try run(box, ["missions", "show", "sig-101", "--json"]).json.first)
+    #expect(show["state"] as? String == "arrived")
+    #expect(show["track_fixes"] as? Int == fixes)
+
+    let svg = box.path("walk.svg")
+    #expect(try run(box, ["report", "sig-101", "-o", svg]).status == 0)
+    let parsed = ParsedSVG(try String(contentsOfFile: svg, encoding: .utf8))
+    #expect(parsed.complete, "\(parsed.error ?? "")")
+    let drawn = parsed.elements("polyline", class: "track").reduce(0) {
+      $0 + ParsedSVG.points($1.attributes["points"]).count
+    }
+    #expect(drawn >= 2)
+
+    let geojson = try run(box, ["export", "sig-101", "--format", "geojson"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(geojson.out.utf8)) as? [String: Any])
+    let geometry = try #require(object["geometry"] as? [String: Any])
+    #expect((geometry["coordinates"] as? [[Double]])?.count == fixes)
+    let lines = try run(box, ["export", "sig-101", "--format", "jsonl"]).json
+    #expect(lines.filter { $0["type"] as? String == "fix" }.count == fixes)
+  }
 }
