@@ -10,6 +10,10 @@ public enum MissionTrackTool {
     TrackCommand.self,
     DecodeCommand.self,
     BenchCommand.self,
+    MissionsCommand.self,
+    NearbyCommand.self,
+    ExportCommand.self,
+    ReportCommand.self,
   ]
 
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:

@@ -1,0 +1,29 @@
+import Foundation
+import MissionStore
+
+/// The `--db PATH` option, taken before the other arguments are checked so that a usage
+/// error never creates a database file.
+struct DatabaseOption {
+  /// The path given, or nil for the default.
+  var path: String?
+
+  /// Takes `--db PATH` from `arguments`.
+  init(_ arguments: inout ArgumentList) throws(CLIError) {
+    path = try arguments.option("--db")
+  }
+
+  /// Opens the database. With `mustExist`, a missing file is a runtime error (commands that
+  /// only read or change stored missions) instead of a new empty database.
+  /// - Throws: `CLIError.failure` when it does not exist (with `mustExist`) or cannot be
+  ///   opened.
+  func open(mustExist: Bool = true) throws -> MissionDatabase {
+    let resolved = path ?? ArgumentList.defaultDatabasePath
+    if mustExist, resolved != ":memory:", !FileManager.default.fileExists(atPath: resolved) {
+      throw CLIError.failure(
+        "no database at \(resolved): import missions first (missiontrack missions import FILE)"
+          + " or pass --db PATH")
+    }
+    var arguments = ArgumentList(["--db", resolved])
+    return try arguments.openDatabase()
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import MissionTracking
+
+/// `missiontrack missions accept|start|submit|complete|cancel|expire ID`: one lifecycle
+/// action on a stored mission, recorded with its time.
+enum MissionsActionCommand {
+  /// The actions a person takes (`arrive` is taken by tracking, not by hand).
+  static let actions: [MissionAction] = [.accept, .start, .submit, .complete, .cancel, .expire]
+
+  /// One line for the group's list.
+  static func summary(of action: MissionAction) -> String {
+    switch action {
+    case .accept: "open → accepted"
+    case .start: "accepted → active (record only; tracking is 'replay' or 'track')"
+    case .arrive: "active → arrived (taken by tracking)"
+    case .submit: "active or arrived → submitted"
+    case .complete: "submitted → completed"
+    case .cancel: "open, accepted, active or arrived → cancelled"
+    case .expire: "open or accepted → expired"
+    }
+  }
+
+  /// The manual of `missions ACTION`.
+  static func help(for action: MissionAction) -> String {
+    let word = action.rawValue
+    let note =
+      action == .start
+      ? """
+
+        start only records the state: it does not read a GPS. Live tracking is
+        'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces);
+        both start an accepted mission themselves.
+
+      """ : ""
+    return """
+      NAME
+        missiontrack missions \(word) - \(summary(of: action))
+
+      SYNOPSIS
+        missiontrack missions \(word) ID [--at TIME] [--db PATH]
+
+      DESCRIPTION
+        Applies the lifecycle action '\(word)' to mission ID in one transaction: the new
+        state, the audit-log row and the state event are stored together. The transition
+        is printed on standard error (open → accepted) and its state event as one JSON line
+        on standard output:
+          {"type":"state","time","mission_id","from","to"}
+        Repeating an action that already took effect changes nothing and prints no event.
+        An action the mission's state does not allow prints why (mission, state, action),
+        changes nothing and exits 1.
+      \(note)
+      LIFECYCLE
+        open → accepted → active → arrived → submitted → completed; cancel from open,
+        accepted, active or arrived; expire from open or accepted.
+
+      OPTIONS
+        --at TIME    When it happened, RFC 3339 (default now), e.g. 2026-05-01T09:00:00Z.
+        --db PATH    The database (default missiontrack.sqlite).
+
+      EXIT STATUS
+        0 done (or already done), 1 illegal action, unknown mission or no database,
+        64 usage error.
+
+      EXAMPLES
+        missiontrack missions \(word) sig-101
+        missiontrack missions \(word) sig-101 --at 2026-05-01T09:00:00Z --db field.sqlite
+      """
+  }
+
+  /// Applies `action` to the mission named in `arguments`.
+  static func run(_ action: MissionAction, _ arguments: inout ArgumentList, console: Console)
+    throws -> Int32
+  {
+    var time = Date()
+    if let text = try arguments.option("--at") {
+      guard let parsed = UTCTime.parse(text), parsed.hadZone else {
+        throw CLIError.usage("--at expects an RFC 3339 time with a zone, got '\(text)'")
+      }
+      time = parsed.date
+    }
+    let db = try DatabaseOption(&arguments)
+    let ids = try arguments.positionals()
+    guard ids.count == 1, let id = ids.first else {
+      throw CLIError.usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
+    }
+    let database = try db.open()
+    let transition = try CLIError.runtime {
+      try database.apply(action, toMission: id, at: time)
+    }
+    try CLIError.runtime { try database.close() }
+    if transition.from == transition.to {
+      console.err("\(id): already \(transition.to.rawValue), nothing changed")
+    } else {
+      console.err("\(id): \(transition.from.rawValue) → \(transition.to.rawValue)")
+      console.out(transition.event.jsonLine)
+    }
+    return 0
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import MissionStore
+
+/// `missiontrack missions import FILE`: stores the missions of a GeoJSON, CSV or JSON file,
+/// all or nothing.
+enum MissionsImportCommand: Command {
+  static let name = "import"
+  static let summary = "Import missions from GeoJSON, CSV or JSON (all or nothing)"
+  static let help = """
+    NAME
+      missiontrack missions import - store missions from a file
+
+    SYNOPSIS
+      missiontrack missions import FILE [--format geojson|csv|json] [--replace] [--db PATH]
+
+    DESCRIPTION
+      Reads FILE and stores its missions in the database (created if missing). Formats:
+        GeoJSON  a FeatureCollection of Point features; coordinates [lon, lat], the other
+                 fields in properties
+        CSV      a header row, then one mission per row
+        JSON     an array of objects
+      Field names are the same in all three: id (required), lat, lon (required outside
+      GeoJSON), title, reward, currency, address, radius_m (default 50), deadline (RFC 3339
+      with a zone), state (default open). Unknown fields are kept. Numeric ids are kept as
+      their text. The format comes from the extension (.geojson, .csv, .json) unless
+      --format is given.
+
+      The import is all or nothing: the first bad value stops it with FILE:LINE, the field
+      and the value, and nothing is stored. A summary goes to standard error.
+
+    OPTIONS
+      --format F   geojson, csv or json, overriding the extension.
+      --replace    Update missions whose id is already stored (their state too) instead of
+                   failing on the duplicate.
+      --db PATH    The database (default missiontrack.sqlite).
+
+    EXIT STATUS
+      0 imported, 1 bad file or duplicate id (nothing imported), 64 usage error.
+
+    EXAMPLES
+      missiontrack missions import Traces/demo/missions.geojson
+      missiontrack missions import jobs.csv --db field.sqlite
+      missiontrack missions import fixtures.txt --format json --replace
+    """
+
+  static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
+    let replace = arguments.flag("--replace")
+    var format: MissionFileFormat?
+    if let text = try arguments.option("--format") {
+      guard let parsed = MissionFileFormat(rawValue: text.lowercased()) else {
+        throw CLIError.usage("--format expects geojson, csv or json, got '\(text)'")
+      }
+      format = parsed
+    }
+    let db = try DatabaseOption(&arguments)
+    let files = try arguments.positionals()
+    guard files.count == 1, let file = files.first else {
+      throw CLIError.usage(files.isEmpty ? "which FILE?" : "one FILE only")
+    }
+    let database = try db.open(mustExist: false)
+    let summary = try CLIError.runtime {
+      try database.importMissions(
+        from: URL(fileURLWithPath: file), format: format, replacingExisting: replace)
+    }
+    let count = summary.missionIDs.count
+    let added = count - summary.replacedCount
+    var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(file)"
+    line += " (\(summary.format.rawValue)): \(added) new, \(summary.replacedCount) replaced"
+    console.err(line)
+    try CLIError.runtime { try database.close() }
+    return 0
+  }
+}

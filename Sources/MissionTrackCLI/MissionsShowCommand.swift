@@ -1,0 +1,100 @@
+import Foundation
+import MissionTracking
+
+/// `missiontrack missions show ID`: one mission with its audit log, track size and geofence
+/// state.
+enum MissionsShowCommand: Command {
+  static let name = "show"
+  static let summary = "Show one mission: details, transitions, track size, fence state"
+  static let help = """
+    NAME
+      missiontrack missions show - everything stored about one mission
+
+    SYNOPSIS
+      missiontrack missions show ID [--json] [--db PATH]
+
+    DESCRIPTION
+      Prints the mission's fields, its lifecycle transitions (the audit log, oldest first,
+      with their times), how many fixes its recorded track holds and whether the worker is
+      inside its geofence (and since when). With --json, one JSON object: the fields of
+      'missions list --json' plus
+        "track_fixes"  number of delivered fixes stored
+        "inside"       true/false: the stored geofence state
+        "inside_since" RFC 3339 time of the enter, when inside
+        "transitions"  [{"action","from","to","time"}, …]
+
+    OPTIONS
+      --json       One JSON object instead of text.
+      --db PATH    The database (default missiontrack.sqlite).
+
+    EXIT STATUS
+      0 success, 1 unknown mission or no database, 64 usage error.
+
+    EXAMPLES
+      missiontrack missions show sig-101
+      missiontrack missions show sig-101 --json | jq .transitions
+    """
+
+  static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
+    let json = arguments.flag("--json")
+    let db = try DatabaseOption(&arguments)
+    let ids = try arguments.positionals()
+    guard ids.count == 1, let id = ids.first else {
+      throw CLIError.usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
+    }
+    let database = try db.open()
+    let (mission, transitions, fixCount, fence) = try CLIError.runtime {
+      guard let mission = try database.mission(id: id) else {
+        throw CLIError.failure("no mission with id '\(id)'")
+      }
+      return (
+        mission, try database.transitions(ofMission: id), try database.track(ofMission: id).count,
+        try database.fenceStates(ofMission: id)[id] ?? FenceState()
+      )
+    }
+    if json {
+      var out = String(mission.cliJSONLine.dropLast())
+      var extra = JSONObjectWriter()
+      extra.add("track_fixes", fixCount)
+      extra.add("inside", fence.isInside)
+      extra.addIfPresent("inside_since", fence.insideSince.map { UTCTime.format($0) })
+      let log = transitions.map { transition -> String in
+        var item = JSONObjectWriter()
+        item.add("action", transition.action.rawValue)
+        item.add("from", transition.from.rawValue)
+        item.add("to", transition.to.rawValue)
+        item.add("time", UTCTime.format(transition.time))
+        return item.result
+      }
+      extra.addRaw("transitions", json: "[" + log.joined(separator: ",") + "]")
+      out += "," + extra.result.dropFirst()
+      console.out(out)
+      return 0
+    }
+    var lines = [
+      "\(mission.id)  \(mission.title)",
+      "  state      \(mission.state.rawValue)",
+      "  reward     \(mission.rewardText)",
+      "  address    \(mission.address ?? "-")",
+      String(
+        format: "  location   %.6f, %.6f (lat, lon)", mission.coordinate.latitude,
+        mission.coordinate.longitude),
+      "  geofence   \(formatMeters(mission.geofenceRadiusMeters)) radius",
+      "  deadline   \(mission.deadline.map { UTCTime.format($0) } ?? "-")",
+      "  track      \(fixCount) fix\(fixCount == 1 ? "" : "es")",
+      "  fence      "
+        + (fence.isInside
+          ? "inside" + (fence.insideSince.map { " since \(UTCTime.format($0))" } ?? "")
+          : "outside"),
+      "  transitions",
+    ]
+    if transitions.isEmpty { lines.append("    (none)") }
+    for transition in transitions {
+      lines.append(
+        "    \(UTCTime.format(transition.time))  \(transition.action.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))"
+          + "\(transition.from.rawValue) → \(transition.to.rawValue)")
+    }
+    for line in lines { console.out(line) }
+    return 0
+  }
+}
