@@ -4,6 +4,9 @@ import MissionStore
 /// The `--db PATH` option, taken before the other arguments are checked so that a usage
 /// error never creates a database file.
 struct DatabaseOption {
+  /// The default database: a file in the working directory.
+  static let defaultPath = "missiontrack.sqlite"
+
   /// The path given, or nil for the default.
   var path: String?
 
@@ -17,13 +20,16 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` when it does not exist (with `mustExist`) or cannot be
   ///   opened.
   func open(mustExist: Bool = true) throws -> MissionDatabase {
-    let resolved = path ?? ArgumentList.defaultDatabasePath
+    let resolved = path ?? DatabaseOption.defaultPath
     if mustExist, resolved != ":memory:", !FileManager.default.fileExists(atPath: resolved) {
       throw CLIError.failure(
         "no database at \(resolved): import missions first (missiontrack missions import FILE)"
           + " or pass --db PATH")
     }
-    var arguments = ArgumentList(["--db", resolved])
-    return try arguments.openDatabase()
+    do {
+      return try MissionDatabase(path: resolved)
+    } catch {
+      throw CLIError.failure("cannot open database \(resolved): \(error)")
+    }
   }
 }

@@ -5,15 +5,15 @@ public enum MissionTrackTool {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any Command.Type] = [
-    DistanceCommand.self,
+    MissionsCommand.self,
+    NearbyCommand.self,
     ReplayCommand.self,
     TrackCommand.self,
     DecodeCommand.self,
-    BenchCommand.self,
-    MissionsCommand.self,
-    NearbyCommand.self,
     ExportCommand.self,
     ReportCommand.self,
+    DistanceCommand.self,
+    BenchCommand.self,
   ]
 
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:

@@ -41,7 +41,7 @@ enum ReplayCommand: Command {
     """
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
-    let database = try arguments.openDatabase()
+    let databaseOption = try DatabaseOption(&arguments)
     let options = try TrackingOptions(&arguments)
     let strict = arguments.flag("--strict")
     let fallbackDate = try arguments.day("--date")
@@ -56,6 +56,7 @@ enum ReplayCommand: Command {
       sources: paths.map {
         TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
       })
+    let database = try databaseOption.open()
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "replay", statusEvery: 200)
     let outcome = try await session.run(source: source) {

@@ -47,7 +47,7 @@ enum TrackCommand: Command {
     """
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
-    let database = try arguments.openDatabase()
+    let databaseOption = try DatabaseOption(&arguments)
     let options = try TrackingOptions(&arguments)
     let gpsd = try arguments.option("--gpsd")
     let device = try arguments.option("--device")
@@ -70,6 +70,7 @@ enum TrackCommand: Command {
       throw CLIError.usage("\(error)")
     }
     console.flushEveryLine()
+    let database = try databaseOption.open()
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "track")
     let outcome = try await session.run(source: source) {
@@ -99,8 +100,10 @@ enum TrackCommand: Command {
     while !Task.isCancelled {
       try? await Task.sleep(for: .seconds(2))
       if Task.isCancelled { return nil }
-      if let active = try? database.activeMission(), active != nil { continue }
-      return "the mission is no longer active"
+      // A failed read (the database busy for longer than its timeout) is tried again.
+      if case .success(nil) = Result(catching: { try database.activeMission() }) {
+        return "the mission is no longer active"
+      }
     }
     return nil
   }

@@ -18,7 +18,7 @@ struct TrackCommandLiveTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.tool!)
     process.arguments = arguments
-    FileManager.default.createFile(atPath: output.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: output)
     process.standardError = FileHandle.nullDevice
     try process.run()

@@ -3,14 +3,12 @@ import Foundation
 /// The `missiontrack` executable that `swift build` left next to the tests, for end-to-end
 /// tests that run it as a separate process.
 enum BuiltTool {
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
   /// The path of the built executable, or nil when it has not been built.
   static let path: String? = {
-    let build = packageRoot.appendingPathComponent(".build")
+    let build = CLISandbox.packageRoot.appendingPathComponent(".build")
     let candidates = [
       Bundle.main.bundleURL.appendingPathComponent("missiontrack"),
+      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("missiontrack"),
       build.appendingPathComponent("debug/missiontrack"),
       build.appendingPathComponent("release/missiontrack"),
     ]
@@ -26,9 +24,9 @@ enum BuiltTool {
     process.executableURL = URL(fileURLWithPath: path!)
     process.arguments = arguments
     process.currentDirectoryURL = directory
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
       atPath: directory.appendingPathComponent("\(tag).out").path, contents: nil)
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
       atPath: directory.appendingPathComponent("\(tag).err").path, contents: nil)
     process.standardOutput = try FileHandle(
       forWritingTo: directory.appendingPathComponent("\(tag).out"))

@@ -18,6 +18,10 @@ final class CLISandbox {
   static let demoMissions = packageRoot.appendingPathComponent("Traces/demo/missions.geojson")
     .path
 
+  /// The bundled demo walk to sig-101, as GPX and as NMEA.
+  static let walkGPX = packageRoot.appendingPathComponent("Traces/demo/walk.gpx").path
+  static let walkNMEA = packageRoot.appendingPathComponent("Traces/demo/walk.nmea").path
+
   init() throws {
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("mt-cli-\(UUID().uuidString)")
@@ -41,6 +45,14 @@ final class CLISandbox {
   func importDemo() async throws {
     let result = await run(["missions", "import", CLISandbox.demoMissions])
     guard result.status == 0 else { throw CLIError.failure(result.err) }
+  }
+
+  /// Imports the demo missions and accepts `sig-101`, the one the demo walk goes to.
+  func acceptedDemo() async throws {
+    try await importDemo()
+    let database = try MissionDatabase(path: databasePath)
+    try database.apply(.accept, toMission: "sig-101")
+    try database.close()
   }
 
   /// Records a straight walk of `count` fixes, 20 m apart, ending at `mission`'s point, with

@@ -4,16 +4,7 @@ import Testing
 /// The built `missiontrack` binary run through `Process` on a temporary database: the path a
 /// user takes, checking exit codes and the JSON on standard output.
 @Suite struct EndToEndTests {
-  /// The executable next to the test bundle (the products directory), or in
-  /// `.build/debug` of the package; nil when it was not built.
-  static let binary: URL? = {
-    let candidates = [
-      Bundle.main.bundleURL.appendingPathComponent("missiontrack"),
-      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("missiontrack"),
-      CLISandbox.packageRoot.appendingPathComponent(".build/debug/missiontrack"),
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-  }()
+  static let binary = BuiltTool.path.map { URL(fileURLWithPath: $0) }
 
   struct Run {
     var status: Int32

@@ -8,39 +8,15 @@ import Testing
 /// `replay` end to end in process: the demo missions and walk through the real pipeline and
 /// a real SQLite file.
 @Suite struct ReplayCommandTests {
-  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-  static let walk = root.appendingPathComponent("Traces/demo/walk.gpx").path
-  static let walkNMEA = root.appendingPathComponent("Traces/demo/walk.nmea").path
-
-  /// A fresh database in a temporary directory with the demo missions, `sig-101` accepted.
-  private func demoDatabase() throws -> (path: String, directory: URL) {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("replay-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: path)
-    _ = try database.importMissions(
-      from: Self.root.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.apply(.accept, toMission: "sig-101")
-    try database.close()
-    return (path, directory)
-  }
-
-  private func events(_ output: String) throws -> [[String: Any]] {
-    try output.split(separator: "\n").map {
-      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-    }
-  }
-
   @Test func replayingTheDemoWalkArrivesOnceAndRecordsEveryDeliveredFix() async throws {
-    let (path, directory) = try demoDatabase()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let path = box.databasePath
     let console = Console.capture()
     let status = await MissionTrackTool.run(
-      ["replay", Self.walk, "--db", path, "--mission", "sig-101"], console: console)
+      ["replay", CLISandbox.walkGPX, "--db", path, "--mission", "sig-101"], console: console)
     #expect(status == 0, "\(console.capturedError)")
-    let lines = try events(console.capturedOutput)
+    let lines = CLISandbox.jsonLines(console.capturedOutput)
     let types = lines.compactMap { $0["type"] as? String }
     #expect(types.first == "state")
     let ownEnters = lines.filter {
@@ -64,18 +40,20 @@ import Testing
   }
 
   @Test func aSecondReplayResumesWithoutADuplicateEnter() async throws {
-    let (path, directory) = try demoDatabase()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let path = box.databasePath
     let first = Console.capture()
     #expect(
       await MissionTrackTool.run(
-        ["replay", Self.walk, "--db", path, "--mission", "sig-101"], console: first) == 0)
+        ["replay", CLISandbox.walkGPX, "--db", path, "--mission", "sig-101"], console: first) == 0)
     // The same trace again: every fix is a duplicate of the stored track, the mission is
     // resumed (no state event, no second enter).
     let second = Console.capture()
     #expect(
-      await MissionTrackTool.run(["replay", Self.walkNMEA, "--db", path], console: second) == 0)
-    let lines = try events(second.capturedOutput)
+      await MissionTrackTool.run(["replay", CLISandbox.walkNMEA, "--db", path], console: second)
+        == 0)
+    let lines = CLISandbox.jsonLines(second.capturedOutput)
     #expect(
       !lines.contains { $0["type"] as? String == "enter" && $0["fence_id"] as? String == "sig-101" }
     )
@@ -84,11 +62,13 @@ import Testing
   }
 
   @Test func replayRefusesWhatItCannotTrack() async throws {
-    let (path, directory) = try demoDatabase()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let path = box.databasePath
     let noMission = Console.capture()
     #expect(
-      await MissionTrackTool.run(["replay", Self.walk, "--db", path], console: noMission) == 1)
+      await MissionTrackTool.run(["replay", CLISandbox.walkGPX, "--db", path], console: noMission)
+        == 1)
     #expect(noMission.capturedError.contains("no mission is active"))
     let missingTrace = Console.capture()
     #expect(
@@ -99,14 +79,15 @@ import Testing
     #expect(await MissionTrackTool.run(["replay", "--db", path], console: usage) == 64)
     #expect(
       await MissionTrackTool.run(
-        ["replay", Self.walk, "--db", path, "--speed", "0"], console: usage) == 64)
+        ["replay", CLISandbox.walkGPX, "--db", path, "--speed", "0"], console: usage) == 64)
     let database = try MissionDatabase(path: path)
     try database.apply(.cancel, toMission: "sig-102")
     try database.close()
     let cancelled = Console.capture()
     #expect(
       await MissionTrackTool.run(
-        ["replay", Self.walk, "--db", path, "--mission", "sig-102"], console: cancelled) == 1)
+        ["replay", CLISandbox.walkGPX, "--db", path, "--mission", "sig-102"], console: cancelled)
+        == 1)
     #expect(cancelled.capturedError.contains("cannot start mission sig-102: it is cancelled"))
   }
 }

@@ -8,25 +8,13 @@ import Testing
 /// `track` in process with the raw NMEA source on a regular file and a named pipe; the gpsd
 /// source itself is tested against a real gpsd in GPSDSourceTests.
 @Suite struct TrackCommandTests {
-  private func demoDatabase() throws -> (path: String, directory: URL) {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("track-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: path)
-    _ = try database.importMissions(
-      from: ReplayCommandTests.root.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.apply(.accept, toMission: "sig-101")
-    try database.close()
-    return (path, directory)
-  }
-
   @Test func trackingFromAnNMEAFileArrivesAndLeavesTheMissionActive() async throws {
-    let (path, directory) = try demoDatabase()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let path = box.databasePath
     let console = Console.capture()
     let status = await MissionTrackTool.run(
-      ["track", "--nmea", ReplayCommandTests.walkNMEA, "--db", path, "--mission", "sig-101"],
+      ["track", "--nmea", CLISandbox.walkNMEA, "--db", path, "--mission", "sig-101"],
       console: console)
     #expect(status == 0, "\(console.capturedError)")
     let output = console.capturedOutput
@@ -40,8 +28,9 @@ import Testing
   }
 
   @Test func badSourceFlagsAreUsageErrors() async throws {
-    let (path, directory) = try demoDatabase()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let path = box.databasePath
     for arguments in [
       ["track", "--nmea", "x", "--gpsd", "localhost:1", "--db", path],
       ["track", "--baud", "9600", "--db", path],
@@ -58,16 +47,10 @@ import Testing
 @Suite struct TrackProcessTests {
   @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))
   func sigtermFlushesRecordsTheStopAndKeepsTheMissionActive() async throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("track-term-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let path = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: path)
-    _ = try database.importMissions(
-      from: BuiltTool.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.apply(.accept, toMission: "sig-101")
-    try database.close()
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let directory = box.directory
+    let path = box.databasePath
     let fifo = directory.appendingPathComponent("gps.fifo").path
     #expect(mkfifo(fifo, 0o600) == 0)
 
@@ -75,7 +58,7 @@ import Testing
       ["track", "--nmea", fifo, "--db", path, "--mission", "sig-101"], in: directory, tag: "track")
     // Opening for writing waits until the tool has opened the pipe for reading.
     let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
-    let nmea = try String(contentsOf: ReplayCommandTests.walkNMEA.asFileURL, encoding: .utf8)
+    let nmea = try String(contentsOfFile: CLISandbox.walkNMEA, encoding: .utf8)
     let lines = nmea.split(separator: "\n").prefix(400)
     writer.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     // Wait until fixes are being printed, then stop the tool the way a supervisor would.
@@ -104,8 +87,4 @@ import Testing
     #expect(
       try stored.eventLines(ofMission: "sig-101").contains { $0.contains("stopped by SIGTERM") })
   }
-}
-
-extension String {
-  fileprivate var asFileURL: URL { URL(fileURLWithPath: self) }
 }
