@@ -47,6 +47,8 @@ public actor MissionTracker {
     var lastQueryPoint: Coordinate?
     var lastReportTime: Date?
     var sourceEnded = false
+    /// The source said itself that it ended (a `source` `ended` status was published).
+    var endReported = false
   }
 
   /// The events of every mission, in order. Ends when `shutdown()` is called.
@@ -281,6 +283,7 @@ public actor MissionTracker {
       current.pipeline.process(fix, into: &scratch)
       current.lastReportTime = fix.time
     case .status(let status):
+      if status.kind == .ended { current.endReported = true }
       scratch.append(
         TrackingEvent(
           time: current.lastReportTime ?? status.time, missionID: current.missionID,
@@ -306,9 +309,17 @@ public actor MissionTracker {
     do {
       try await finishPipeline()
       let time = session?.lastReportTime ?? Date()
-      let kind: TrackingEvent.Kind =
-        error.map { .source(.disconnected, detail: "\($0)") } ?? .source(.ended, detail: "")
-      try await publish([TrackingEvent(time: time, missionID: current.missionID, kind: kind)])
+      if let error {
+        try await publish([
+          TrackingEvent(
+            time: time, missionID: current.missionID,
+            kind: .source(.disconnected, detail: "\(error)"))
+        ])
+      } else if !current.endReported {
+        try await publish([
+          TrackingEvent(time: time, missionID: current.missionID, kind: .source(.ended, detail: ""))
+        ])
+      }
       try await sink?.flush()
       if let error { failure = "\(error)" }
     } catch {
