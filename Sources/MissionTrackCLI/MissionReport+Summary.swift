@@ -44,6 +44,11 @@ extension MissionReport {
 
   /// The fence events (`enter`, `dwell`, `exit`, `crossed`) that get a marker on the map.
   var fenceEvents: [(event: TrackingEvent, marker: ReportMarker)] {
-    events.compactMap { event in ReportRenderer.marker(for: event).map { (event, $0) } }
+    // A plain loop: the compactMap-with-tuple form crashes Swift 6.3's optimizer (-c release).
+    var result: [(event: TrackingEvent, marker: ReportMarker)] = []
+    for event in events {
+      if let marker = ReportRenderer.marker(for: event) { result.append((event, marker)) }
+    }
+    return result
   }
 }
