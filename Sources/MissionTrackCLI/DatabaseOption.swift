@@ -15,7 +15,8 @@ struct DatabaseOption {
     path = try arguments.option("--db")
   }
 
-  /// Opens the database. With `mustExist`, a missing file is a runtime error (commands that
+  /// Opens the database and expires the open or accepted missions whose deadline has
+  /// passed (each with its recorded transition). With `mustExist`, a missing file is a runtime error (commands that
   /// only read or change stored missions) instead of a new empty database.
   /// - Throws: `CLIError.failure` when it does not exist (with `mustExist`) or cannot be
   ///   opened.
@@ -27,7 +28,11 @@ struct DatabaseOption {
           + " or pass --db PATH")
     }
     do {
-      return try MissionDatabase(path: resolved)
+      let database = try MissionDatabase(path: resolved)
+      // The store's clock tick: whatever a command does, missions past their deadline are
+      // expired first, so they are never offered, listed as open or started.
+      try database.expireDue()
+      return database
     } catch {
       throw CLIError.failure("cannot open database \(resolved): \(error)")
     }

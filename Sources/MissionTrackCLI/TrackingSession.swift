@@ -106,9 +106,6 @@ struct TrackingSession {
 
   /// The mission named by `--mission`, or the one active in the store.
   private func missionToTrack() throws -> Mission {
-    for id in try database.expireDue() {
-      console.err("\(verb): mission \(id) passed its deadline and expired")
-    }
     let active = try database.activeMission()
     guard let id = options.missionID ?? active?.mission.id else {
       throw CLIError.failure(
