@@ -229,17 +229,11 @@ enum PipelineBenchmark: Command {
   }
 }
 
-/// SplitMix64 for the benchmark's synthetic data (seeded, reproducible).
+/// Uniform doubles from the seeded generator, for the benchmark's synthetic data.
 private struct BenchRandom {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  var generator: SplitMix64
+  init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+  mutating func next() -> UInt64 { generator.next() }
   mutating func uniform(_ low: Double, _ high: Double) -> Double {
     low + (high - low) * Double(next() >> 11) / Double(1 << 53)
   }

@@ -109,70 +109,11 @@ package enum UTCTime {
   /// Parses an RFC 3339 / ISO 8601 date-time: `YYYY-MM-DDThh:mm:ss[.fff…](Z|±hh:mm|±hhmm)`.
   ///
   /// A missing zone designator is read as UTC and reported through `hadZone`. A space may
-  /// stand for `T`. Returns `nil` for anything else, including out-of-range fields.
+  /// stand for `T`. Returns `nil` for anything else, including out-of-range fields. See
+  /// `parse(utf8:)`, which does the work.
   package static func parse(_ text: some StringProtocol) -> (date: Date, hadZone: Bool)? {
-    let bytes = Array(text.utf8)
-    var i = 0
-    func number(_ count: Int) -> Int? {
-      guard i + count <= bytes.count else { return nil }
-      var value = 0
-      for _ in 0..<count {
-        let b = bytes[i]
-        guard b >= 48, b <= 57 else { return nil }
-        value = value * 10 + Int(b - 48)
-        i += 1
-      }
-      return value
-    }
-    func expect(_ c: UInt8) -> Bool {
-      guard i < bytes.count, bytes[i] == c else { return false }
-      i += 1
-      return true
-    }
-    guard let year = number(4), expect(45), let month = number(2), expect(45),
-      let day = number(2)
-    else { return nil }
-    guard i < bytes.count, bytes[i] == 84 || bytes[i] == 116 || bytes[i] == 32 else {
-      return nil
-    }
-    i += 1
-    guard let hour = number(2), expect(58), let minute = number(2), expect(58),
-      let second = number(2)
-    else { return nil }
-    guard (1...12).contains(month), (1...31).contains(day), hour <= 23, minute <= 59,
-      second <= 60
-    else { return nil }
-    var fraction = 0.0
-    if i < bytes.count, bytes[i] == 46 || bytes[i] == 44 {
-      i += 1
-      var scale = 0.1
-      let start = i
-      while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
-        fraction += Double(bytes[i] - 48) * scale
-        scale /= 10
-        i += 1
-      }
-      guard i > start else { return nil }
-    }
-    var offsetSeconds = 0
-    var hadZone = false
-    if i < bytes.count {
-      hadZone = true
-      if bytes[i] == 90 || bytes[i] == 122 {
-        i += 1
-      } else if bytes[i] == 43 || bytes[i] == 45 {
-        let sign = bytes[i] == 45 ? -1 : 1
-        i += 1
-        guard let oh = number(2) else { return nil }
-        _ = expect(58)
-        guard let om = number(2), oh <= 23, om <= 59 else { return nil }
-        offsetSeconds = sign * (oh * 3600 + om * 60)
-      } else {
-        return nil
-      }
-    }
-    guard i == bytes.count else { return nil }
-    let seconds = Double(hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
-    return (date(year: year, month: month, day: day, secondsOfDay: seconds), hadZone)
+    var copy = String(text)
+    return copy.withUTF8 { parse(utf8: $0) }
   }
+
 }

@@ -1,3 +1,4 @@
+import MissionProximity
 import Testing
 
 @testable import GPSDSource

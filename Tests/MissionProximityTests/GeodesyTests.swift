@@ -79,7 +79,7 @@ private let metersPerDegree = Earth.meanRadiusMeters * Double.pi / 180
   }
 
   @Test func distanceIsSymmetric() {
-    var rng = SeededGenerator(seed: 7)
+    var rng = SplitMix64(seed: 7)
     for _ in 0..<500 {
       let a = point(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng))
       let b = point(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng))
@@ -145,7 +145,7 @@ private let metersPerDegree = Earth.meanRadiusMeters * Double.pi / 180
   }
 
   @Test func destinationThenDistanceRoundTrips() throws {
-    var rng = SeededGenerator(seed: 42)
+    var rng = SplitMix64(seed: 42)
     for _ in 0..<1000 {
       let start = point(.random(in: -85...85, using: &rng), .random(in: -180...180, using: &rng))
       let bearing = Double.random(in: 0..<360, using: &rng)
@@ -178,7 +178,7 @@ private let metersPerDegree = Earth.meanRadiusMeters * Double.pi / 180
 
 @Suite struct BoundingBoxTests {
   @Test func everyPointOfTheCircleIsInsideItsBox() throws {
-    var rng = SeededGenerator(seed: 3)
+    var rng = SplitMix64(seed: 3)
     for _ in 0..<300 {
       let center = point(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng))
       let radius = Double.random(in: 0...3_000_000, using: &rng)

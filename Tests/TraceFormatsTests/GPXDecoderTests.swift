@@ -315,7 +315,7 @@ struct GPXDecoderTests {
         <trkpt lon="-180" lat="-90"/><trkpt lat="0" lon="0"><time>bad</time></trkpt>
         """
       ).utf8)
-    var random = GPXTestRandom(seed: 0x6770_7821)
+    var random = SplitMix64(seed: 0x6770_7821)
     let alphabet = Array("<>/=\"'&;!?-[]:# \n0123456789.eEZ+trkptlatlonimewx".utf8)
     for _ in 0..<400 {
       var bytes = seed

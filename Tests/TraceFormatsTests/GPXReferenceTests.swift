@@ -48,7 +48,7 @@ struct GPXReferenceTests {
     arguments: GPXReferenceExpectation.all)
   func chunkingDoesNotChangeTheResult(_ expected: GPXReferenceExpectation) throws {
     let bytes = try GPXTestSupport.reference(expected.file)
-    var random = GPXTestRandom(seed: UInt64(expected.file.utf8.count))
+    var random = SplitMix64(seed: UInt64(expected.file.utf8.count))
     let sizes = (0..<64).map { _ in Int.random(in: 1...97, using: &random) }
     let whole = try GPXTestSupport.decode(bytes, includeWaypoints: true)
     let chunked = try GPXTestSupport.decode(bytes, includeWaypoints: true, chunkSizes: sizes)

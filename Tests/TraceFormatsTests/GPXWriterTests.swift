@@ -7,7 +7,7 @@ import TraceFormats
 struct GPXWriterTests {
   /// Seeded fixes covering every optional member, the antimeridian and course wrap-around.
   static func sampleFixes(count: Int, seed: UInt64) -> [Fix] {
-    var random = GPXTestRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     var fixes: [Fix] = []
     var time = 1_700_000_000.0
     for k in 0..<count {
