@@ -32,7 +32,7 @@ public struct GPSDFixSource: FixSource {
   /// The one device to watch (for example `/dev/ttyUSB0`), or `nil` for all of gpsd's.
   public let device: String?
   /// How to retry when gpsd cannot be reached.
-  public let retryPolicy: GPSDRetryPolicy
+  public let retryPolicy: RetryPolicy
   /// How long to wait for more reports of an epoch before releasing its fix when no report
   /// of the next epoch arrives.
   public let epochTimeout: Duration
@@ -54,7 +54,7 @@ public struct GPSDFixSource: FixSource {
   ///   an empty device path or a negative epoch timeout.
   public init(
     host: String = "localhost", port: Int = GPSDFixSource.defaultPort, device: String? = nil,
-    retryPolicy: GPSDRetryPolicy = .standard, epochTimeout: Duration = .milliseconds(300)
+    retryPolicy: RetryPolicy = .standard, epochTimeout: Duration = .milliseconds(300)
   ) throws(GPSDError) {
     try self.init(
       host: host, port: port, device: device, retryPolicy: retryPolicy,
@@ -67,7 +67,7 @@ public struct GPSDFixSource: FixSource {
   ///
   /// - Throws: `GPSDError.invalidConfiguration` when the endpoint cannot be read.
   public init(
-    endpoint: String, device: String? = nil, retryPolicy: GPSDRetryPolicy = .standard,
+    endpoint: String, device: String? = nil, retryPolicy: RetryPolicy = .standard,
     epochTimeout: Duration = .milliseconds(300)
   ) throws(GPSDError) {
     let (host, port) = try GPSDFixSource.parseEndpoint(endpoint)
@@ -77,7 +77,7 @@ public struct GPSDFixSource: FixSource {
   }
 
   init(
-    host: String, port: Int, device: String?, retryPolicy: GPSDRetryPolicy,
+    host: String, port: Int, device: String?, retryPolicy: RetryPolicy,
     epochTimeout: Duration, pollInterval: Duration, maximumLineBytes: Int
   ) throws(GPSDError) {
     guard !host.isEmpty, !host.utf8.contains(0) else {

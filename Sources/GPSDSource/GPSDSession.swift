@@ -12,7 +12,7 @@ final class GPSDSession: Sendable {
     var host: String
     var port: Int
     var device: String?
-    var retryPolicy: GPSDRetryPolicy
+    var retryPolicy: RetryPolicy
     var epochTimeout: Duration
     var pollInterval: Duration
     var maximumLineBytes: Int
@@ -38,20 +38,11 @@ final class GPSDSession: Sendable {
     GPSDFixSource.endpointText(host: configuration.host, port: configuration.port)
   }
 
-  /// What the delivery side remembers across connections.
-  private struct Delivery {
-    var lastDelivered: Date?
-    var inNoFixEpisode = false
-    /// Set on reconnection; the next delivered fix is preceded by a `gap` status.
-    var gapPending = false
-    var lostAt: ContinuousClock.Instant?
-  }
-
   /// Connects, reads, reconnects, until stopped. Finishes the stream on the way out.
   func run() {
     GPSDClient.ignoreBrokenPipeOnThisThread()
     let client = GPSDClient()
-    var delivery = Delivery()
+    var delivery = LiveFixDelivery(outageSubject: "gpsd")
     var failures = 0
     var hasConnected = false
     var outageReported = false
@@ -88,7 +79,7 @@ final class GPSDSession: Sendable {
           return
         }
         let delay = policy.delay(beforeRetry: failures)
-        emit(.reconnecting, "retry \(failures) in \(format(delay.seconds)) s")
+        emit(.reconnecting, "retry \(failures) in \(LiveFixDelivery.format(delay)) s")
         if stop.wait(for: delay, slice: slice) { break }
         continue
       }
@@ -98,16 +89,15 @@ final class GPSDSession: Sendable {
         if hasConnected { $0.reconnects += 1 }
       }
       outageReported = false
-      delivery.inNoFixEpisode = false
       // A reconnection after fixes were delivered: the next fix closes a gap.
-      if delivery.lastDelivered != nil { delivery.gapPending = true }
+      delivery.connected()
       hasConnected = true
       let watched = configuration.device.map { " watching \($0)" } ?? ""
       emit(.connected, "gpsd at \(endpoint)\(watched)")
 
       guard let lost = readUntilStoppedOrLost(client, &delivery) else { break }
       client.close()
-      delivery.lostAt = ContinuousClock.now
+      delivery.lost()
       outageReported = true
       emit(.disconnected, "lost gpsd at \(endpoint): \(lost.reason)")
       // A connection that carried reports resets the backoff; one that was dropped before
@@ -115,7 +105,7 @@ final class GPSDSession: Sendable {
       // is not hammered.
       failures = lost.sawReports ? 1 : failures + 1
       let delay = policy.delay(beforeRetry: failures)
-      emit(.reconnecting, "retry \(failures) in \(format(delay.seconds)) s")
+      emit(.reconnecting, "retry \(failures) in \(LiveFixDelivery.format(delay)) s")
       if stop.wait(for: delay, slice: slice) { break }
     }
     continuation.finish()
@@ -128,7 +118,7 @@ final class GPSDSession: Sendable {
   }
 
   /// Reads lines until a stop request (returns `nil`) or a lost connection (returns why).
-  private func readUntilStoppedOrLost(_ client: GPSDClient, _ delivery: inout Delivery)
+  private func readUntilStoppedOrLost(_ client: GPSDClient, _ delivery: inout LiveFixDelivery)
     -> Loss?
   {
     var framer = GPSDLineFramer(maximumLineBytes: configuration.maximumLineBytes)
@@ -176,7 +166,7 @@ final class GPSDSession: Sendable {
   /// Handles one framed line; returns whether it was a decodable `TPV` report.
   private func handle(
     _ item: GPSDLineFramer.Item, _ client: GPSDClient, _ merger: inout GPSDEpochMerger,
-    _ delivery: inout Delivery, _ lastFixReportAt: inout ContinuousClock.Instant
+    _ delivery: inout LiveFixDelivery, _ lastFixReportAt: inout ContinuousClock.Instant
   ) -> Bool {
     guard case .line(let line) = item else {
       counters.update {
@@ -219,35 +209,17 @@ final class GPSDSession: Sendable {
   }
 
   /// Hands a fix to the stream unless it is not newer than the last one delivered.
-  private func deliver(_ fix: Fix, _ delivery: inout Delivery) {
-    if let last = delivery.lastDelivered, fix.time <= last {
+  private func deliver(_ fix: Fix, _ delivery: inout LiveFixDelivery) {
+    guard case .deliver(let gapDetail) = delivery.admit(fix) else {
       counters.update { $0.staleFixesDropped += 1 }
       return
     }
-    if delivery.gapPending, let last = delivery.lastDelivered {
-      var detail = "no fixes for \(format(fix.time.timeIntervalSince(last))) s of fix time"
-      if let lostAt = delivery.lostAt {
-        detail += ", gpsd unavailable for \(format(lostAt.duration(to: .now).seconds)) s"
-      }
-      emit(.gap, detail)
-    }
-    delivery.gapPending = false
-    delivery.lostAt = nil
-    delivery.lastDelivered = fix.time
-    delivery.inNoFixEpisode = false
+    if let gapDetail { emit(.gap, gapDetail) }
     counters.update { $0.fixesDelivered += 1 }
     continuation.yield(.fix(fix))
   }
 
   private func emit(_ kind: SourceStatus.Kind, _ detail: String) {
     continuation.yield(.status(SourceStatus(kind, detail: detail)))
-  }
-
-  /// Seconds with at most three decimals and no trailing zeros: `0.05`, `0.25`, `30`.
-  private func format(_ seconds: Double) -> String {
-    var text = String(format: "%.3f", seconds)
-    while text.hasSuffix("0") { text.removeLast() }
-    if text.hasSuffix(".") { text.removeLast() }
-    return text
   }
 }

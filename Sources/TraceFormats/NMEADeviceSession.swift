@@ -11,7 +11,7 @@ final class NMEADeviceSession: Sendable {
   struct Configuration: Sendable {
     var path: String
     var baud: Int?
-    var retryPolicy: NMEARetryPolicy
+    var retryPolicy: RetryPolicy
     var epochTimeout: Duration
     var pollInterval: Duration
   }
@@ -41,15 +41,6 @@ final class NMEADeviceSession: Sendable {
     var fixes: [Fix] = []
   }
 
-  /// What the delivery side remembers across opens.
-  private struct Delivery {
-    var lastDelivered: Date?
-    var inNoFixEpisode = false
-    /// Set on a reopen after fixes were delivered; the next fix is preceded by `gap`.
-    var gapPending = false
-    var lostAt: ContinuousClock.Instant?
-  }
-
   /// How reading one open path ended.
   private enum Outcome {
     /// The consumer stopped.
@@ -65,7 +56,7 @@ final class NMEADeviceSession: Sendable {
   /// Opens, reads, reopens, until stopped or ended. Finishes the stream on the way out.
   func run() {
     var decoding = Decoding(decoder: makeDecoder())
-    var delivery = Delivery()
+    var delivery = LiveFixDelivery(outageSubject: path)
     var failures = 0
     var hasOpened = false
     var outageReported = false
@@ -93,7 +84,7 @@ final class NMEADeviceSession: Sendable {
           return
         }
         let delay = policy.delay(beforeRetry: failures)
-        emit(.reconnecting, "retry \(failures) in \(format(delay.secondsValue)) s")
+        emit(.reconnecting, "retry \(failures) in \(LiveFixDelivery.format(delay)) s")
         if stop.wait(for: delay, slice: configuration.pollInterval) { break }
         continue
       }
@@ -103,8 +94,8 @@ final class NMEADeviceSession: Sendable {
         if hasOpened { $0.reopens += 1 }
       }
       outageReported = false
-      delivery.inNoFixEpisode = false
-      if delivery.lastDelivered != nil, hasOpened { delivery.gapPending = true }
+      // A reopen after fixes were delivered: the next fix closes a gap.
+      delivery.connected()
       hasOpened = true
       emit(.connected, describe(port))
 
@@ -139,14 +130,14 @@ final class NMEADeviceSession: Sendable {
         for fix in decoding.fixes { deliver(fix, &delivery) }
         publish(&decoding)
         decoding = Decoding(decoder: makeDecoder())
-        delivery.lostAt = ContinuousClock.now
+        delivery.lost()
         outageReported = true
         emit(.disconnected, "lost \(path): \(reason)")
         // An open that delivered data resets the backoff; one that failed at once (a device
         // node that exists but does not work) keeps growing it.
         failures = sawData ? 1 : failures + 1
         let delay = policy.delay(beforeRetry: failures)
-        emit(.reconnecting, "retry \(failures) in \(format(delay.secondsValue)) s")
+        emit(.reconnecting, "retry \(failures) in \(LiveFixDelivery.format(delay)) s")
         if stop.wait(for: delay, slice: configuration.pollInterval) { break }
       }
     }
@@ -172,7 +163,7 @@ final class NMEADeviceSession: Sendable {
 
   /// Reads until a stop request, the end of input, or a lost terminal.
   private func readUntilStoppedOrEnded(
-    _ port: SerialPort, _ decoding: inout Decoding, _ delivery: inout Delivery
+    _ port: SerialPort, _ decoding: inout Decoding, _ delivery: inout LiveFixDelivery
   ) -> Outcome {
     let clock = ContinuousClock()
     var buffer = [UInt8](repeating: 0, count: 4096)
@@ -249,7 +240,7 @@ final class NMEADeviceSession: Sendable {
   /// Feeds `bytes` to the decoder one line at a time, so a `no_fix` status lands between the
   /// fixes before it and the fixes after it.
   private func decode(
-    _ bytes: UnsafeRawBufferPointer, _ decoding: inout Decoding, _ delivery: inout Delivery
+    _ bytes: UnsafeRawBufferPointer, _ decoding: inout Decoding, _ delivery: inout LiveFixDelivery
   ) {
     guard let base = bytes.baseAddress else { return }
     var start = 0
@@ -290,35 +281,17 @@ final class NMEADeviceSession: Sendable {
   }
 
   /// Hands a fix to the stream unless it is not newer than the last one delivered.
-  private func deliver(_ fix: Fix, _ delivery: inout Delivery) {
-    if let last = delivery.lastDelivered, fix.time <= last {
+  private func deliver(_ fix: Fix, _ delivery: inout LiveFixDelivery) {
+    guard case .deliver(let gapDetail) = delivery.admit(fix) else {
       counters.update { $0.staleFixesDropped += 1 }
       return
     }
-    if delivery.gapPending, let last = delivery.lastDelivered {
-      var detail = "no fixes for \(format(fix.time.timeIntervalSince(last))) s of fix time"
-      if let lostAt = delivery.lostAt {
-        detail += ", \(path) unavailable for \(format(lostAt.duration(to: .now).secondsValue)) s"
-      }
-      emit(.gap, detail)
-    }
-    delivery.gapPending = false
-    delivery.lostAt = nil
-    delivery.lastDelivered = fix.time
-    delivery.inNoFixEpisode = false
+    if let gapDetail { emit(.gap, gapDetail) }
     counters.update { $0.fixesDelivered += 1 }
     continuation.yield(.fix(fix))
   }
 
   private func emit(_ kind: SourceStatus.Kind, _ detail: String) {
     continuation.yield(.status(SourceStatus(kind, detail: detail)))
-  }
-
-  /// Seconds with at most three decimals and no trailing zeros: `0.05`, `0.25`, `30`.
-  private func format(_ seconds: Double) -> String {
-    var text = String(format: "%.3f", seconds)
-    while text.hasSuffix("0") { text.removeLast() }
-    if text.hasSuffix(".") { text.removeLast() }
-    return text
   }
 }

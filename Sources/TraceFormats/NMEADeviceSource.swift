@@ -39,7 +39,7 @@ public struct NMEADeviceSource: FixSource {
   /// The terminal speed to set, or nil to keep the device's current speed.
   public let baud: Int?
   /// How to reopen a device that is missing or went away.
-  public let retryPolicy: NMEARetryPolicy
+  public let retryPolicy: RetryPolicy
   /// Quiet time on the line after which held epochs are released as fixes.
   public let epochTimeout: Duration
 
@@ -59,7 +59,7 @@ public struct NMEADeviceSource: FixSource {
   /// - Throws: `TraceError` naming the path for an empty path, an unsupported baud rate, or a
   ///   negative epoch timeout.
   public init(
-    path: String, baud: Int? = nil, retryPolicy: NMEARetryPolicy = .standard,
+    path: String, baud: Int? = nil, retryPolicy: RetryPolicy = .standard,
     epochTimeout: Duration = .milliseconds(200)
   ) throws(TraceError) {
     try self.init(
@@ -68,7 +68,7 @@ public struct NMEADeviceSource: FixSource {
   }
 
   init(
-    path: String, baud: Int?, retryPolicy: NMEARetryPolicy, epochTimeout: Duration,
+    path: String, baud: Int?, retryPolicy: RetryPolicy, epochTimeout: Duration,
     pollInterval: Duration
   ) throws(TraceError) {
     guard !path.isEmpty, !path.utf8.contains(0) else {

@@ -5,10 +5,10 @@ import Testing
 @testable import MissionTracking
 
 /// Short retries so fault tests run in well under a second per outage.
-private let fastRetry = try! GPSDRetryPolicy(
+private let fastRetry = try! RetryPolicy(
   initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200), multiplier: 2)
 
-private func source(port: Int, retry: GPSDRetryPolicy = fastRetry) throws -> GPSDFixSource {
+private func source(port: Int, retry: RetryPolicy = fastRetry) throws -> GPSDFixSource {
   try GPSDFixSource(host: "127.0.0.1", port: port, retryPolicy: retry)
 }
 
@@ -252,7 +252,7 @@ struct GPSDFixSourceLiveTests {
   @Test("A retry limit ends the stream with an unreachable error")
   func retryLimitEndsTheStream() async throws {
     let port = GPSDHarness.freePort()
-    let retry = try GPSDRetryPolicy(
+    let retry = try RetryPolicy(
       initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20), maximumAttempts: 3)
     let gpsd = try source(port: port, retry: retry)
     let recorder = ReportRecorder()

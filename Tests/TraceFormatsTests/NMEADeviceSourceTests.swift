@@ -54,7 +54,7 @@ struct NMEADeviceSourceTests {
   }
 
   /// A fast retry policy for the tests.
-  static let quickRetry = try! NMEARetryPolicy(
+  static let quickRetry = try! RetryPolicy(
     initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200))
 
   /// Writes `bursts` into `handle`, one burst per write, with seeded pauses of 20–80 ms
@@ -415,7 +415,7 @@ struct NMEADeviceSourceTests {
   @Test("A missing device is retried with capped backoff, then given up at the limit")
   func missingDeviceRetries() async throws {
     let missing = Self.temporaryPath("no-such-device")
-    let policy = try NMEARetryPolicy(
+    let policy = try RetryPolicy(
       initialDelay: .milliseconds(20), maximumDelay: .milliseconds(40), maximumAttempts: 4)
     let source = try NMEADeviceSource(path: missing, baud: 9600, retryPolicy: policy)
     let recorder = SourceRecorder()
@@ -443,22 +443,5 @@ struct NMEADeviceSourceTests {
     #expect(await recorder.wait { $0.ended })
     #expect((recorder.error as? TraceError)?.reason == "is a directory")
     #expect(recorder.reports.isEmpty)
-  }
-
-  @Test("The retry policy doubles up to its cap and rejects bad settings")
-  func retryPolicy() throws {
-    let policy = try NMEARetryPolicy(
-      initialDelay: .milliseconds(500), maximumDelay: .seconds(3), multiplier: 2)
-    #expect(
-      (1...6).map { policy.delay(beforeRetry: $0) } == [
-        .milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3), .seconds(3),
-      ])
-    #expect(NMEARetryPolicy.standard.delay(beforeRetry: 100) == .seconds(30))
-    #expect(throws: TraceError.self) { try NMEARetryPolicy(initialDelay: .seconds(-1)) }
-    #expect(throws: TraceError.self) {
-      try NMEARetryPolicy(initialDelay: .seconds(2), maximumDelay: .seconds(1))
-    }
-    #expect(throws: TraceError.self) { try NMEARetryPolicy(multiplier: 0.5) }
-    #expect(throws: TraceError.self) { try NMEARetryPolicy(maximumAttempts: 0) }
   }
 }
