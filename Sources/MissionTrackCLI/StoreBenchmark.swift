@@ -66,6 +66,7 @@ enum StoreBenchmark: Command {
     }
     var batchedRates: [Double] = []
     var batchedCPURates: [Double] = []
+    var readCPURates: [Double] = []
     var naiveRates: [Double] = []
     var naiveCPURates: [Double] = []
     for round in 0..<repeats {
@@ -76,6 +77,7 @@ enum StoreBenchmark: Command {
           groupCommit: GroupCommitPolicy(maxEvents: batch, maxDelay: .milliseconds(200))))
       batchedRates.append(Double(fixes) / batched.wall)
       batchedCPURates.append(Double(fixes) / batched.cpu)
+      readCPURates.append(Double(fixes) / batched.readCPU)
       let perFix = try ingest(
         events.prefix(naive), directory: directory, name: "naive-\(round)",
         configuration: StoreConfiguration(synchronous: synchronous, groupCommit: .immediate))
@@ -99,6 +101,7 @@ enum StoreBenchmark: Command {
     json.add("naive_fixes_per_cpu_s", median(naiveCPURates).rounded())
     json.add("speedup", batchedRate / naiveRate)
     json.add("json_lines_per_cpu_s", (Double(fixes) / encoding.cpu).rounded())
+    json.add("event_lines_read_per_cpu_s", median(readCPURates).rounded())
     console.err(
       "store ingest (synchronous \(synchronous.rawValue), median of \(repeats), load \(load)):")
     console.err(
@@ -108,6 +111,7 @@ enum StoreBenchmark: Command {
       "  naive (1/commit):      \(Int(naiveRate)) fixes/s wall, "
         + "\(Int(median(naiveCPURates))) per CPU-second, over \(naive) fixes")
     console.err("  speedup: \(String(format: "%.1f", batchedRate / naiveRate))x")
+    console.err("  reading the event lines back: \(Int(median(readCPURates))) per CPU-second")
 
     if missions > 0 {
       let path = directory.appendingPathComponent("missions.sqlite").path
@@ -210,11 +214,12 @@ enum StoreBenchmark: Command {
   }
 
   /// Records `events` into a new database with one active mission; returns the wall and CPU
-  /// seconds from the first `record` to the end of the final flush.
+  /// seconds from the first `record` to the end of the final flush, and the CPU seconds to
+  /// read the event lines back (compact fix events are rebuilt from the track).
   private static func ingest(
     _ events: ArraySlice<TrackingEvent>, directory: URL, name: String,
     configuration: StoreConfiguration
-  ) throws -> (wall: Double, cpu: Double) {
+  ) throws -> (wall: Double, cpu: Double, readCPU: Double) {
     let path = directory.appendingPathComponent("\(name).sqlite").path
     let database = try MissionDatabase(path: path, configuration: configuration)
     try database.insert([
@@ -227,11 +232,15 @@ enum StoreBenchmark: Command {
       try database.flush()
     }
     let stored = database.ingestCounters.fixes
-    try database.close()
-    guard stored == events.count else {
-      throw CLIError.failure("stored \(stored) fixes of \(events.count)")
+    var lines = 0
+    let read = try measureWallAndCPU {
+      lines = try database.eventLines(ofMission: "bench").count
     }
-    return seconds
+    try database.close()
+    guard stored == events.count, lines == events.count else {
+      throw CLIError.failure("stored \(stored) fixes of \(events.count), read \(lines) lines")
+    }
+    return (seconds.wall, seconds.cpu, read.cpu)
   }
 
   /// A walk north-east from Stockholm, one fix per 100 ms, with every field set.
