@@ -49,8 +49,7 @@ extension MissionDatabase {
           try {
             let s = try connection.cached(
               """
-              SELECT seq, mission_id, type, time_us, json FROM events
-              WHERE mission_id = ? AND seq > ? ORDER BY seq
+              SELECT \(Self.eventColumns) WHERE e.mission_id = ? AND e.seq > ? ORDER BY e.seq
               """)
             try s.bind(id, at: 1)
             try s.bind(afterSequence, at: 2)
@@ -59,7 +58,7 @@ extension MissionDatabase {
         } else {
           try {
             let s = try connection.cached(
-              "SELECT seq, mission_id, type, time_us, json FROM events WHERE seq > ? ORDER BY seq")
+              "SELECT \(Self.eventColumns) WHERE e.seq > ? ORDER BY e.seq")
             try s.bind(afterSequence, at: 1)
             return s
           }()
@@ -67,14 +66,43 @@ extension MissionDatabase {
       defer { select.reset() }
       var events: [StoredEvent] = []
       while try select.step() {
+        let missionID = select.string(at: 1) ?? ""
+        let time = date(microseconds: select.int64(at: 3))
+        var line = select.string(at: 4) ?? ""
+        if line.isEmpty { line = compactFixLine(select, missionID: missionID, time: time) }
         events.append(
           StoredEvent(
-            sequence: select.int64(at: 0), missionID: select.string(at: 1) ?? "",
-            type: select.string(at: 2) ?? "", time: date(microseconds: select.int64(at: 3)),
-            jsonLine: select.string(at: 4) ?? ""))
+            sequence: select.int64(at: 0), missionID: missionID,
+            type: select.string(at: 2) ?? "", time: time, jsonLine: line))
       }
       return events
     }
+  }
+
+  /// The columns of an event row and, for a compact fix event (empty `json`, schema
+  /// version 2), of its track row (same mission and time) to rebuild the line from.
+  static let eventColumns = """
+    e.seq, e.mission_id, e.type, e.time_us, e.json, e.distance_m, e.travelled_m,
+      t.lat, t.lon, t.alt_m, t.eph_m, t.speed_mps, t.course_deg
+    FROM events AS e LEFT JOIN track AS t
+      ON e.json = '' AND t.mission_id = e.mission_id AND t.time_us = e.time_us
+    """
+
+  /// The JSON line of a compact fix event: the event rebuilt from its track row and stored
+  /// numbers, printed by `TrackingEvent.jsonLine` (what was printed when it was recorded;
+  /// `rebuildsExactly` admits only events for which that holds).
+  func compactFixLine(_ row: SQLiteStatement, missionID: String, time: Date) -> String {
+    let fix = Fix(
+      time: time,
+      coordinate: Coordinate(uncheckedLatitude: row.double(at: 7), longitude: row.double(at: 8)),
+      source: "", altitudeMeters: row.optionalDouble(at: 9),
+      horizontalAccuracyMeters: row.optionalDouble(at: 10),
+      speedMetersPerSecond: row.optionalDouble(at: 11), courseDegrees: row.optionalDouble(at: 12))
+    return TrackingEvent(
+      time: time, missionID: missionID,
+      kind: .fix(
+        fix, distanceToMissionMeters: row.double(at: 5), travelledMeters: row.double(at: 6))
+    ).jsonLine
   }
 
   /// The events of mission `id` as JSON lines (no newlines), oldest first.

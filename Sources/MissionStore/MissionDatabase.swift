@@ -39,6 +39,7 @@ public final class MissionDatabase: @unchecked Sendable {
   /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
   /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
   var trackRuns: [SQLiteStatement?] = []
+  var trackPlainRuns: [SQLiteStatement?] = []
   var eventRuns: [SQLiteStatement?] = []
 
   /// Opens (creating if needed) the database at `path`.
@@ -130,6 +131,7 @@ public final class MissionDatabase: @unchecked Sendable {
         connection.close()
         self.connection = nil
         trackRuns = []
+        trackPlainRuns = []
         eventRuns = []
       }
       if !batch.isEmpty { try commitPendingLocked(connection) }
@@ -142,6 +144,7 @@ public final class MissionDatabase: @unchecked Sendable {
       connection?.close()
       connection = nil
       trackRuns = []
+      trackPlainRuns = []
       eventRuns = []
       batch = EventBatch()
     }

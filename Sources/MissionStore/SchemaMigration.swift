@@ -10,8 +10,21 @@ struct SchemaMigration: Sendable {
 
   /// Every migration of this release, in order. Never edit a released step: add one.
   static let all: [SchemaMigration] = [
-    SchemaMigration(version: 1, name: "initial schema", sql: initialSchema)
+    SchemaMigration(version: 1, name: "initial schema", sql: initialSchema),
+    SchemaMigration(version: 2, name: "compact fix events", sql: compactFixEvents),
   ]
+
+  /// Version 2. A `fix` event's line repeats its fix, which the `track` row already holds:
+  /// new fix events store an empty `json` and the two numbers the track lacks
+  /// (`distance_m`, `travelled_m`); their line is rebuilt on read from the track row at
+  /// `(mission_id, time_us)`, byte for byte as `TrackingEvent.jsonLine` printed it. Rows
+  /// written before keep their text, and an event whose line would not survive the rebuild
+  /// exactly (a non-finite value, `-0.0`, an event time other than its fix's) keeps it too.
+  /// Adding nullable columns rewrites nothing, so the step is instant on any size.
+  static let compactFixEvents = """
+    ALTER TABLE events ADD COLUMN distance_m REAL;
+    ALTER TABLE events ADD COLUMN travelled_m REAL;
+    """
 
   /// Version 1. Times are INTEGER microseconds since 1970-01-01T00:00:00Z (UTC), so they
   /// compare and deduplicate exactly; states are the lowercase `MissionState` names.

@@ -31,8 +31,10 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 1)
-      #expect(try connection.strings("SELECT name FROM schema_migrations") == ["initial schema"])
+      #expect(try connection.integer("PRAGMA user_version") == 2)
+      #expect(
+        try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
+          == ["initial schema", "compact fix events"])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
     try full.withConnection { connection throws in
@@ -43,10 +45,12 @@ import Testing
   @Test func migrationsRunInOrderOnceAndAreRecorded() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
+    let current = MissionDatabase.schemaVersion
     let v2 = SchemaMigration(
-      version: 2, name: "notes", sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);")
+      version: current + 1, name: "notes",
+      sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);")
     let v3 = SchemaMigration(
-      version: 3, name: "notes index", sql: "CREATE INDEX notes_by_text ON notes (text);")
+      version: current + 2, name: "notes index", sql: "CREATE INDEX notes_by_text ON notes (text);")
     try MissionDatabase(
       path: path, configuration: StoreConfiguration(), migrations: SchemaMigration.all
     ).insert([Fixtures.mission("kept")])
@@ -54,10 +58,10 @@ import Testing
       path: path, configuration: StoreConfiguration(),
       migrations: SchemaMigration.all + [v2, v3])
     try upgraded.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 3)
+      #expect(try connection.integer("PRAGMA user_version") == Int64(current + 2))
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
-          == ["initial schema", "notes", "notes index"])
+          == ["initial schema", "compact fix events", "notes", "notes index"])
       // Running the migrator again finds nothing to do.
       #expect(
         try SchemaMigrator(migrations: SchemaMigration.all + [v2, v3]).migrate(connection) == 0)
@@ -70,7 +74,7 @@ import Testing
     let path = directory.path()
     try MissionDatabase(path: path).close()
     let broken = SchemaMigration(
-      version: 2, name: "broken",
+      version: MissionDatabase.schemaVersion + 1, name: "broken",
       sql: "CREATE TABLE half (id INTEGER); CREATE TABLE oops (id INTEGER")
     #expect {
       _ = try MissionDatabase(
@@ -81,7 +85,7 @@ import Testing
     }
     let database = try MissionDatabase(path: path)
     try database.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 1)
+      #expect(try connection.integer("PRAGMA user_version") == Int64(MissionDatabase.schemaVersion))
       #expect(
         try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'half'") == 0)
     }
@@ -97,23 +101,23 @@ import Testing
       try database.close()
     }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 1)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 2)) {
       _ = try MissionDatabase(path: path)
     }
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 1)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 2)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
     let after = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(before == after)
     #expect(
-      "\(StoreError.newerSchema(path: path, found: 99, supported: 1))".contains("not modified"))
+      "\(StoreError.newerSchema(path: path, found: 99, supported: 2))".contains("not modified"))
   }
 
   @Test func aReadOnlyOpenRefusesAnUnmigratedFile() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
     try MissionDatabase(path: path, configuration: StoreConfiguration(), migrations: []).close()
-    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 1)) {
+    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 2)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
   }
