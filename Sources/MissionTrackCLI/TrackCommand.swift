@@ -48,7 +48,7 @@ enum TrackCommand: Command {
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let databaseOption = try DatabaseOption(&arguments)
-    let options = try TrackingOptions(&arguments)
+    let options = try TrackingOptions(&arguments, live: true)
     let gpsd = try arguments.option("--gpsd")
     let device = try arguments.option("--device")
     let nmea = try arguments.option("--nmea")

@@ -22,8 +22,11 @@ struct TrackingOptions {
   var otherFences: Bool
 
   /// Takes the shared flags from `arguments`.
+  ///
+  /// `live` sources (gpsd, an NMEA device) already hand over one merged fix per epoch, so
+  /// the cleaner does not hold each fix back for the next epoch (one epoch less latency).
   /// - Throws: `CLIError.usage` for a bad value.
-  init(_ arguments: inout ArgumentList) throws {
+  init(_ arguments: inout ArgumentList, live: Bool = false) throws {
     missionID = try arguments.option("--mission")
     otherFences = !arguments.flag("--no-other-fences")
     let distance = try arguments.double("--distance-filter", in: 0...1_000_000) ?? 10
@@ -33,7 +36,8 @@ struct TrackingOptions {
     do {
       let pipeline = try TrackingPipeline.Configuration(
         cleaner: FixCleaner.Configuration(
-          maximumSpeedMetersPerSecond: speed, maximumHorizontalAccuracyMeters: accuracy),
+          maximumSpeedMetersPerSecond: speed, maximumHorizontalAccuracyMeters: accuracy,
+          mergesEpochs: !live),
         distanceFilterMeters: distance,
         geofence: GeofenceEvaluator.Configuration(dwellSeconds: dwell))
       configuration = MissionTracker.Configuration(pipeline: pipeline)

@@ -174,8 +174,18 @@ public actor MissionTracker {
 
   /// Stops tracking without a lifecycle change (the mission stays active in the store, to be
   /// resumed) and ends `events`.
+  ///
+  /// The epoch the cleaner still holds back is released and recorded first, so a clean stop
+  /// (SIGTERM) loses no fix that was received; a failure to record it is reported in
+  /// `failure`.
   public func shutdown() async {
     await acquire()
+    do {
+      try await finishPipeline()
+      try await sink?.flush()
+    } catch {
+      failure = "\(error)"
+    }
     let task = stopSession(finishing: false)
     release()
     await task?.value
