@@ -92,6 +92,16 @@ extension Coordinate {
 /// Degrees to radians.
 package let radiansPerDegree = Double.pi / 180
 
+/// `to - from` in degrees of longitude, wrapped into [-180, 180] so that the difference
+/// never goes the long way round and ±180 are the same meridian.
+@inline(__always)
+package func longitudeDifference(from: Double, to: Double) -> Double {
+  let delta = to - from
+  if delta > 180 { return delta - 360 }
+  if delta < -180 { return delta + 360 }
+  return delta
+}
+
 /// `degrees` wrapped into [0, 360).
 package func normalizedDegrees(_ degrees: Double) -> Double {
   let wrapped = degrees.truncatingRemainder(dividingBy: 360)

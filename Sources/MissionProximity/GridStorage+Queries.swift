@@ -119,12 +119,7 @@ extension GridStorage {
                 defer { slot = entry.next }
                 guard abs(entry.latitude - query.latitude) <= latReach else { continue }
                 if lonReach < .infinity {
-                  var deltaLon = entry.longitude - query.longitude
-                  if deltaLon > 180 {
-                    deltaLon -= 360
-                  } else if deltaLon < -180 {
-                    deltaLon += 360
-                  }
+                  let deltaLon = longitudeDifference(from: query.longitude, to: entry.longitude)
                   guard abs(deltaLon) <= lonReach else { continue }
                 }
                 let h = query.haversine(toLatitude: entry.latitude, longitude: entry.longitude)

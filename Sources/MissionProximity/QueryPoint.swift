@@ -35,13 +35,7 @@ struct QueryPoint {
   func haversine(toLatitude lat: Double, longitude lon: Double) -> Double {
     let phi2 = lat * radiansPerDegree
     let sinHalfDeltaPhi = sin((phi2 - phi) / 2)
-    // Wrapping the longitude difference makes ±180 the same meridian exactly.
-    var deltaLongitude = lon - longitude
-    if deltaLongitude > 180 {
-      deltaLongitude -= 360
-    } else if deltaLongitude < -180 {
-      deltaLongitude += 360
-    }
+    let deltaLongitude = longitudeDifference(from: longitude, to: lon)
     let sinHalfDeltaLambda = sin(deltaLongitude * radiansPerDegree / 2)
     return sinHalfDeltaPhi * sinHalfDeltaPhi
       + cosPhi * cos(phi2) * sinHalfDeltaLambda * sinHalfDeltaLambda

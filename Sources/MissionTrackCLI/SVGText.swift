@@ -1,3 +1,5 @@
+import TraceFormats
+
 /// Text and number formatting for SVG output.
 enum SVGText {
   /// `text` escaped for XML character data and attribute values (`&`, `<`, `>`, `"`, `'`).
@@ -6,19 +8,7 @@ enum SVGText {
   static func escape(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-      case let s where s.value < 0x20 || s.value == 0xFFFE || s.value == 0xFFFF:
-        out += "\u{FFFD}"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
+    XMLText.appendEscaped(text, to: &out, replacingForbiddenWith: "\u{FFFD}")
     return out
   }
 

@@ -20,6 +20,8 @@ struct TrackingSession {
     var deliveredFixes = 0
     var travelledMeters = 0.0
     var arrivalTime: Date?
+    /// The mission had already arrived before this run (a resumed session).
+    var arrivedEarlier = false
     var geofenceEvents = 0
     var lastFixTime: Date?
     var cleaning: CleaningSummary?
@@ -82,6 +84,7 @@ struct TrackingSession {
       return (first, cleaning)
     }
     var outcome = await printer.value
+    outcome.arrivedEarlier = mission.state == .arrived
     if let stopReason {
       let stopped = TrackingEvent(
         time: outcome.lastFixTime ?? Date(), missionID: mission.id,
@@ -168,7 +171,9 @@ extension TrackingSession.Outcome {
         "\(verb): mission \(missionID): \(cleaning.reports) reports read, "
           + "\(cleaning.accepted) clean (\(cleaning.merged) merged), rejected: \(rejected)")
     }
-    let arrival = arrivalTime.map { "arrived at \(UTCTime.format($0))" } ?? "not arrived"
+    let arrival =
+      arrivalTime.map { "arrived at \(UTCTime.format($0))" }
+      ?? (arrivedEarlier ? "arrived in an earlier run" : "not arrived")
     lines.append(
       "\(verb): \(deliveredFixes) fixes delivered, \(formatMeters(travelledMeters)) travelled, "
         + "\(geofenceEvents) geofence events, \(arrival)")

@@ -8,8 +8,7 @@ extension Coordinate {
   @inline(__always)
   package func distanceUpperBound(to other: Coordinate, cosLatitude: Double) -> Double {
     let deltaLat = abs(other.latitude - latitude)
-    var deltaLon = abs(other.longitude - longitude)
-    if deltaLon > 180 { deltaLon = 360 - deltaLon }
+    let deltaLon = abs(longitudeDifference(from: longitude, to: other.longitude))
     let bound =
       (deltaLat + deltaLon * max(0, cosLatitude)) * radiansPerDegree * Earth.meanRadiusMeters
     // Covers the rounding of the haversine, which is far below a micrometre here.

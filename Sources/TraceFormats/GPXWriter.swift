@@ -160,20 +160,9 @@ public struct GPXWriter {
     return c >= 360 ? 0 : c
   }
 
-  /// Appends `value` with `&`, `<`, `>`, `"`, `'` escaped and characters XML 1.0 forbids
-  /// (C0 controls other than tab, LF, CR) dropped.
+  /// Appends `value` escaped for XML, with the characters XML 1.0 forbids dropped.
   static func appendEscaped(_ value: String, to out: inout String) {
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-      case let s where s.value < 0x20 || s.value == 0xFFFE || s.value == 0xFFFF: break
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
+    XMLText.appendEscaped(value, to: &out, replacingForbiddenWith: nil)
   }
+
 }

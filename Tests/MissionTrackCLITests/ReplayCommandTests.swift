@@ -59,6 +59,7 @@ import Testing
     )
     #expect(!lines.contains { $0["type"] as? String == "state" })
     #expect(second.capturedError.contains("resuming mission sig-101"))
+    #expect(second.capturedError.contains("arrived in an earlier run"))
   }
 
   @Test func replayRefusesWhatItCannotTrack() async throws {
