@@ -1,24 +1,61 @@
 import MissionTracking
 
-/// Events accepted by `record(_:)` and not yet committed: the group-commit buffer.
+/// What `record(_:)` accepted and has not committed yet: the group-commit buffer.
 struct EventBatch {
+  /// A fence state to store: the tracked mission, the fence, the state and when (µs).
+  struct FenceRow {
+    var missionID: String
+    var fenceID: String
+    var state: FenceState
+    var updated: Int64
+  }
+
   /// The pending events in arrival order.
   private(set) var events: [TrackingEvent] = []
+  /// The latest state of each fence the pending batches changed, by "mission\0fence".
+  private(set) var fences: [String: FenceRow] = [:]
+  /// The travelled distance each pending batch left, by tracked mission (metres, µs).
+  private(set) var travelled: [String: (meters: Double, updated: Int64)] = [:]
   /// Bumped on every commit, so a timer armed for an older batch leaves a newer one alone.
   private(set) var generation = 0
 
-  var isEmpty: Bool { events.isEmpty }
+  var isEmpty: Bool { events.isEmpty && fences.isEmpty && travelled.isEmpty }
   var count: Int { events.count }
 
-  /// Adds an event; returns true when it is the first of a new batch (arm the timer).
-  mutating func append(_ event: TrackingEvent) -> Bool {
-    events.append(event)
-    return events.count == 1
+  /// The missions the pending rows belong to.
+  var missionIDs: Set<String> {
+    var ids = Set(travelled.keys)
+    for event in events { ids.insert(event.missionID) }
+    for row in fences.values { ids.insert(row.missionID) }
+    return ids
   }
 
-  /// Empties the buffer after a successful commit and starts a new generation.
+  /// Adds a tracker batch; returns true when it starts a new buffer (arm the timer).
+  mutating func append(_ batch: TrackingBatch, time: Int64) -> Bool {
+    let first = isEmpty
+    events.append(contentsOf: batch.events)
+    for (fence, state) in batch.fenceStates {
+      fences[batch.missionID + "\u{0}" + fence] = FenceRow(
+        missionID: batch.missionID, fenceID: fence, state: state, updated: time)
+    }
+    if !batch.events.isEmpty || !batch.fenceStates.isEmpty {
+      travelled[batch.missionID] = (batch.travelledMeters, time)
+    }
+    return first
+  }
+
+  /// Adds events that carry no fence state or distance (tests, benchmarks).
+  mutating func append(events added: some Sequence<TrackingEvent>) -> Bool {
+    let first = isEmpty
+    events.append(contentsOf: added)
+    return first
+  }
+
+  /// Empties the buffer after a commit (or a refusal) and starts a new generation.
   mutating func committed() {
     events.removeAll(keepingCapacity: true)
+    fences.removeAll(keepingCapacity: true)
+    travelled.removeAll(keepingCapacity: true)
     generation &+= 1
   }
 }

@@ -3,13 +3,14 @@ import MissionTracking
 
 extension MissionDatabase {
   /// Applies a lifecycle action to a stored mission in one transaction and returns the
-  /// transition, committed before the caller acts on it (starts or stops the fix source).
+  /// transition, committed before the caller acts on it: the one-shot path of commands that
+  /// run no engine (`missions accept`, …).
   ///
-  /// Pending recorded events commit first, so the events table keeps their order. The new
-  /// state comes from `MissionAction.target(from:)`. A changing action updates the mission,
-  /// appends the transition (with `time`) to the audit log and stores its `state` event; an
-  /// idempotent one (a second `start`, `submit`, …) changes and records nothing and returns a
-  /// transition whose `from == to`.
+  /// Pending recorded events commit first, so the events table keeps their order. The
+  /// decision is `MissionLifecycle`'s, on the stored mission. A changing action updates the
+  /// mission, appends the transition (with `time`) to the audit log and stores its `state`
+  /// event; an idempotent one (a second `start`, `submit`, …) changes and records nothing
+  /// and returns a transition whose `from == to`.
   ///
   /// - Parameters:
   ///   - action: What to do.
@@ -18,6 +19,7 @@ extension MissionDatabase {
   /// - Returns: The transition; `to` is the mission's new state.
   /// - Throws: `TrackingError.illegalTransition` (naming the mission, its state and the
   ///   action) when the action is not allowed in the stored state — nothing is changed;
+  ///   `TrackingError.anotherMissionActive` when it would make a second mission active;
   ///   `StoreError.missionNotFound`; `StoreError.sqlite`.
   @discardableResult
   public func apply(_ action: MissionAction, toMission id: String, at time: Date = Date())
@@ -26,14 +28,34 @@ extension MissionDatabase {
     try withConnection { connection in
       try commitPendingLocked(connection)
       return try connection.transaction {
-        let state = try storedStateLocked(id, connection)
-        guard let target = action.target(from: state) else {
-          throw TrackingError.illegalTransition(missionID: id, state: state, action: action)
+        guard let mission = try missionLocked(id, connection) else {
+          throw StoreError.missionNotFound(id)
         }
-        let transition = MissionTransition(
-          missionID: id, action: action, from: state, to: target, time: time)
-        if target != state { try commitTransitionLocked(transition, connection) }
+        guard let transition = try MissionLifecycle(mission: mission).transition(for: action, at: time)
+        else {
+          return MissionTransition(
+            missionID: id, action: action, from: mission.state, to: mission.state, time: time)
+        }
+        try commitTransitionLocked(transition, connection)
         return transition
+      }
+    }
+  }
+
+  /// Records a transition decided elsewhere (by the engine), in its own transaction, after
+  /// the pending events.
+  /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
+  ///   `transition.from` (another process changed the mission first);
+  ///   `TrackingError.anotherMissionActive`; `StoreError`.
+  public func commit(_ transition: MissionTransition) throws {
+    try withConnection { connection in
+      try commitPendingLocked(connection)
+      try connection.transaction {
+        let stored = try storedStateLocked(transition.missionID, connection)
+        guard stored == transition.from else {
+          throw TrackingError.changedElsewhere(missionID: transition.missionID, state: stored)
+        }
+        try commitTransitionLocked(transition, connection)
       }
     }
   }
@@ -52,11 +74,28 @@ extension MissionDatabase {
     return state
   }
 
+  /// The mission in a tracking state other than `id`, if any.
+  func trackedMissionLocked(otherThan id: String, _ connection: SQLiteConnection) throws
+    -> String?
+  {
+    let select = try connection.cached(
+      "SELECT id FROM missions WHERE state IN ('active', 'arrived') AND id != ? LIMIT 1")
+    defer { select.reset() }
+    try select.bind(id, at: 1)
+    return try select.step() ? select.string(at: 0) : nil
+  }
+
   /// Updates the mission's state, appends the audit row and the `state` event (inside the
   /// caller's transaction).
   private func commitTransitionLocked(
     _ transition: MissionTransition, _ connection: SQLiteConnection
   ) throws {
+    if transition.to.isTracking && !transition.from.isTracking,
+      let active = try trackedMissionLocked(otherThan: transition.missionID, connection)
+    {
+      // The unique index `missions_one_tracked` would refuse it too; this names the holder.
+      throw TrackingError.anotherMissionActive(active: active, requested: transition.missionID)
+    }
     let time = microseconds(transition.time)
     let update = try connection.cached(
       "UPDATE missions SET state = ?, updated_us = ? WHERE id = ?")
@@ -77,37 +116,6 @@ extension MissionDatabase {
     try insert.run()
     try insertEventLocked(transition.event, time: time, connection)
     counters.events += 1
-  }
-
-  /// A tracker's `state` event: applied when the stored state is `from`, skipped when it
-  /// duplicates the last recorded transition, refused otherwise. Commits at once.
-  func recordStateEventLocked(
-    _ event: TrackingEvent, from: MissionState, to: MissionState,
-    _ connection: SQLiteConnection
-  ) throws {
-    try connection.transaction {
-      let id = event.missionID
-      let stored = try storedStateLocked(id, connection)
-      if stored == from, from != to {
-        guard let action = MissionAction.allCases.first(where: { $0.target(from: from) == to })
-        else {
-          throw StoreError.stateConflict(missionID: id, stored: stored, from: from, to: to)
-        }
-        try commitTransitionLocked(
-          MissionTransition(missionID: id, action: action, from: from, to: to, time: event.time),
-          connection)
-        return
-      }
-      if stored == to {
-        if from == to { return }
-        if let last = try lastTransitionLocked(id, connection), last.from == from,
-          last.to == to
-        {
-          return  // already committed by apply(_:toMission:at:)
-        }
-      }
-      throw StoreError.stateConflict(missionID: id, stored: stored, from: from, to: to)
-    }
   }
 
   /// The most recent transition of mission `id`.

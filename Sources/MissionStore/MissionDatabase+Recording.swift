@@ -2,38 +2,56 @@ import Foundation
 import MissionTracking
 
 extension MissionDatabase {
-  /// Accepts one tracker event for the group-committed write path.
+  /// Accepts the events of one tracker report, with the fence states and travelled
+  /// distance the engine decided, for the group-committed write path.
   ///
   /// - `fix` events add the delivered fix to the mission's track (a fix at a time the track
   ///   already holds is a replay and is skipped with its event);
-  /// - `enter`, `dwell`, `exit` update the mission's fence state;
   /// - `rejected` adds its count to the mission's ingest statistics;
-  /// - every event is stored in the events table with its JSON line.
+  /// - every event is stored in the events table;
+  /// - the batch's fence states and distance are stored as given (never derived here).
   ///
-  /// The event is committed with its batch (see `GroupCommitPolicy`). A `state` event is not
-  /// batched: the pending batch and then the transition commit at once, so that a transition
-  /// is durable before its effects; if `apply(_:toMission:at:)` already committed that same
-  /// transition, the event is a duplicate and is skipped.
+  /// The batch is committed with its group (see `GroupCommitPolicy`). At commit, a mission
+  /// that another process took out of tracking (submitted, cancelled) makes the whole group
+  /// be dropped and `TrackingError.changedElsewhere` thrown: nothing is recorded after a
+  /// stop. `state` events are not accepted here: transitions go through
+  /// `commit(_:)` or `apply(_:toMission:at:)`.
   ///
-  /// - Throws: `StoreError.missionNotFound` for an event of an unknown mission (refused before
-  ///   it enters the batch), `StoreError.stateConflict` for a `state` event that contradicts
-  ///   the stored state, `StoreError.sqlite` when a commit fails (the batch is kept and
-  ///   retried by the next commit or `flush()`).
+  /// - Throws: `StoreError.missionNotFound` for an unknown mission (refused before it
+  ///   enters the group), `StoreError.invalidEvent` for a `state` event,
+  ///   `TrackingError.changedElsewhere`, `StoreError.sqlite` when a commit fails (the group
+  ///   is kept and retried by the next commit or `flush()`).
   /// - Complexity: amortised O(1) per event plus its index updates.
-  public func record(_ event: TrackingEvent) throws {
-    try withConnection { connection in try recordLocked(event, connection) }
+  public func record(_ batch: TrackingBatch) throws {
+    try withConnection { connection in
+      try ensureKnownLocked(batch.missionID, connection)
+      try checkRecordable(batch.events, connection)
+      let time = batch.events.last.map { microseconds($0.time) } ?? microseconds(Date())
+      let first = self.batch.append(batch, time: time)
+      try scheduleOrCommitLocked(first: first, connection)
+    }
   }
 
-  /// Accepts several events in order, taking the lock once (see `record(_:)`). When one is
-  /// refused, the events before it stay accepted and the rest are not looked at.
+  /// Accepts one event that carries no fence state (see `record(_:)` for a batch).
+  public func record(_ event: TrackingEvent) throws {
+    try record(contentsOf: [event])
+  }
+
+  /// Accepts several events of any missions, in order, taking the lock once (see
+  /// `record(_:)`). When one is refused, none is accepted.
   public func record(contentsOf events: some Sequence<TrackingEvent>) throws {
     try withConnection { connection in
-      for event in events { try recordLocked(event, connection) }
+      let events = Array(events)
+      for id in Set(events.map(\.missionID)) { try ensureKnownLocked(id, connection) }
+      try checkRecordable(events, connection)
+      let first = batch.append(events: events)
+      try scheduleOrCommitLocked(first: first, connection)
     }
   }
 
   /// Commits every pending event now.
-  /// - Throws: `StoreError` when the commit fails (the events stay pending).
+  /// - Throws: `StoreError` when the commit fails (the events stay pending),
+  ///   `TrackingError.changedElsewhere` when they were dropped.
   public func flush() throws {
     try withConnection { connection in try commitPendingLocked(connection) }
   }
@@ -41,14 +59,16 @@ extension MissionDatabase {
   /// How many recorded events are waiting for their commit.
   public var pendingEventCount: Int { locked { batch.count } }
 
-  private func recordLocked(_ event: TrackingEvent, _ connection: SQLiteConnection) throws {
-    try ensureKnownLocked(event.missionID, connection)
-    if case .state(let from, let to) = event.kind {
-      try commitPendingLocked(connection)
-      try recordStateEventLocked(event, from: from, to: to, connection)
-      return
+  private func checkRecordable(_ events: [TrackingEvent], _ connection: SQLiteConnection) throws {
+    for event in events {
+      if case .state = event.kind {
+        throw StoreError.invalidEvent(
+          "a state event for mission \(event.missionID) is recorded by its transition, not as an event")
+      }
     }
-    let first = batch.append(event)
+  }
+
+  private func scheduleOrCommitLocked(first: Bool, _ connection: SQLiteConnection) throws {
     let policy = configuration.groupCommit
     if batch.count >= policy.maxEvents || policy.maxDelay <= .zero {
       try commitPendingLocked(connection)
@@ -93,7 +113,51 @@ extension MissionDatabase {
     guard !batch.isEmpty else { return }
     var delta = IngestCounters()
     let events = batch.events
-    try connection.transaction {
+    let pending = batch
+    do {
+      try connection.transaction {
+        for id in pending.missionIDs.sorted() {
+          let state = try storedStateLocked(id, connection)
+          guard state.isTracking else {
+            throw TrackingError.changedElsewhere(missionID: id, state: state)
+          }
+        }
+        try writeEventsLocked(events, connection, &delta)
+        for row in pending.fences.values {
+          try saveFenceLocked(
+            row.state, missionID: row.missionID, fenceID: row.fenceID, updated: row.updated,
+            connection)
+        }
+        for (id, travelled) in pending.travelled {
+          let save = try connection.cached(
+            """
+            INSERT INTO tracking_sessions (mission_id, travelled_m, updated_us) VALUES (?, ?, ?)
+            ON CONFLICT (mission_id) DO UPDATE SET travelled_m = excluded.travelled_m,
+              updated_us = excluded.updated_us
+            """)
+          try save.bind(id, at: 1)
+          try save.bind(travelled.meters, at: 2)
+          try save.bind(travelled.updated, at: 3)
+          try save.run()
+        }
+      }
+    } catch let error as TrackingError {
+      // Another process stopped the mission: what it did not see is never recorded.
+      batch.committed()
+      throw error
+    }
+    delta.commits = 1
+    counters.events += delta.events
+    counters.fixes += delta.fixes
+    counters.duplicateFixes += delta.duplicateFixes
+    counters.commits += delta.commits
+    batch.committed()
+  }
+
+  private func writeEventsLocked(
+    _ events: [TrackingEvent], _ connection: SQLiteConnection, _ delta: inout IngestCounters
+  ) throws {
+    do {
       var start = events.startIndex
       while start < events.endIndex {
         guard events[start].isFix else {
@@ -111,12 +175,6 @@ extension MissionDatabase {
         start = end
       }
     }
-    delta.commits = 1
-    counters.events += delta.events
-    counters.fixes += delta.fixes
-    counters.duplicateFixes += delta.duplicateFixes
-    counters.commits += delta.commits
-    batch.committed()
   }
 
   private func write(
@@ -127,27 +185,6 @@ extension MissionDatabase {
     case .fix:
       try writeFixRun([event][...], connection, &delta)
       return
-    case .enter(let fence, _, _):
-      try saveFenceLocked(
-        FenceState(isInside: true, insideSince: event.time), missionID: event.missionID,
-        fenceID: fence, updated: time, connection)
-    case .exit(let fence, _):
-      try saveFenceLocked(
-        FenceState(), missionID: event.missionID, fenceID: fence, updated: time, connection)
-    case .dwell(let fence, let seconds):
-      let dwell = try connection.cached(
-        """
-        INSERT INTO fence_state (mission_id, fence_id, inside, since_us, dwell_reported,
-          updated_us) VALUES (?, ?, 1, ?, 1, ?)
-        ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = 1, dwell_reported = 1,
-          since_us = coalesce(fence_state.since_us, excluded.since_us),
-          updated_us = excluded.updated_us
-        """)
-      try dwell.bind(event.missionID, at: 1)
-      try dwell.bind(fence, at: 2)
-      try dwell.bind(microseconds(event.time.addingTimeInterval(-seconds)), at: 3)
-      try dwell.bind(time, at: 4)
-      try dwell.run()
     case .rejected(let reason, let count):
       let add = try connection.cached(
         """
@@ -158,7 +195,7 @@ extension MissionDatabase {
       try add.bind(reason, at: 2)
       try add.bind(count, at: 3)
       try add.run()
-    case .crossed, .source, .state:
+    case .enter, .exit, .dwell, .crossed, .source, .state:
       break
     }
     try insertEventLocked(event, time: time, connection)
@@ -196,23 +233,6 @@ extension MissionDatabase {
     try save.bind(state.dwellReported ? 1 : 0, at: 5)
     try save.bind(updated, at: 6)
     try save.run()
-  }
-
-  /// Stores a fence state directly (for a tracker that keeps its own evaluator state), after
-  /// committing pending events; commits at once.
-  /// - Throws: `StoreError.missionNotFound`, `StoreError.sqlite`.
-  public func saveFenceState(
-    _ state: FenceState, missionID: String, fenceID: String, at time: Date = Date()
-  ) throws {
-    try withConnection { connection in
-      try ensureKnownLocked(missionID, connection)
-      try commitPendingLocked(connection)
-      try connection.transaction {
-        try saveFenceLocked(
-          state, missionID: missionID, fenceID: fenceID, updated: microseconds(time),
-          connection)
-      }
-    }
   }
 }
 

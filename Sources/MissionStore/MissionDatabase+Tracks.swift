@@ -169,14 +169,7 @@ extension MissionDatabase {
       let found = try select.step() ? mission(from: select) : nil
       select.reset()
       guard let mission = found else { return nil }
-      let last = try connection.cached(
-        """
-        SELECT time_us, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode, satellites, source
-        FROM track WHERE mission_id = ? ORDER BY time_us DESC LIMIT 1
-        """)
-      try last.bind(mission.id, at: 1)
-      let lastFix = try last.step() ? fix(from: last) : nil
-      last.reset()
+      let lastFix = try lastFixLocked(mission.id, connection)
       let count = try connection.cached("SELECT count(*) FROM track WHERE mission_id = ?")
       try count.bind(mission.id, at: 1)
       let fixCount = try count.step() ? Int(count.int64(at: 0)) : 0
@@ -185,5 +178,17 @@ extension MissionDatabase {
         mission: mission, fences: try fenceStatesLocked(mission.id, connection),
         lastFix: lastFix, trackFixCount: fixCount)
     }
+  }
+
+  /// The latest fix of mission `id`'s track.
+  func lastFixLocked(_ id: String, _ connection: SQLiteConnection) throws -> Fix? {
+    let last = try connection.cached(
+      """
+      SELECT time_us, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode, satellites, source
+      FROM track WHERE mission_id = ? ORDER BY time_us DESC LIMIT 1
+      """)
+    defer { last.reset() }
+    try last.bind(id, at: 1)
+    return try last.step() ? fix(from: last) : nil
   }
 }

@@ -36,6 +36,8 @@ public final class MissionDatabase: @unchecked Sendable {
   var deferredError: (any Error)?
   /// Guarded by `lock`.
   var counters = IngestCounters()
+  /// Guarded by `lock`: `PRAGMA data_version` when the change feed was last read.
+  var observedDataVersion: Int64?
   /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
   /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
   var trackRuns: [SQLiteStatement?] = []
@@ -148,6 +150,13 @@ public final class MissionDatabase: @unchecked Sendable {
       eventRuns = []
       batch = EventBatch()
     }
+  }
+
+  /// Takes the right to track on this database (see `TrackingLease`); keep the lease for
+  /// as long as this process tracks.
+  /// - Throws: `StoreError.trackingLeaseHeld` naming the process that holds it.
+  public func claimTracking(holder: String) throws -> TrackingLease {
+    try TrackingLease(databasePath: path, holder: holder)
   }
 
   /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound file.

@@ -125,6 +125,14 @@ final class SQLiteConnection {
     return result
   }
 
+  /// Runs `body` inside a read transaction (`BEGIN DEFERRED`): every statement sees the
+  /// same snapshot of the file.
+  func transactionForReading<T>(_ body: () throws -> T) throws -> T {
+    try execute("BEGIN DEFERRED")
+    defer { try? execute("COMMIT") }
+    return try body()
+  }
+
   /// The first column of the first row of `sql` as an integer (for pragmas and counts).
   func integer(_ sql: String) throws -> Int64? {
     let statement = try cached(sql)

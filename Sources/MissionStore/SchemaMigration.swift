@@ -12,7 +12,62 @@ struct SchemaMigration: Sendable {
   static let all: [SchemaMigration] = [
     SchemaMigration(version: 1, name: "initial schema", sql: initialSchema),
     SchemaMigration(version: 2, name: "compact fix events", sql: compactFixEvents),
+    SchemaMigration(version: 3, name: "one tracked mission, change feed", sql: engineSupport),
   ]
+
+  /// Version 3, for the engine.
+  ///
+  /// - At most one mission in a tracking state (`active`, `arrived`): a unique partial
+  ///   index, so no code path and no process can store two. A file that already holds
+  ///   several (older versions allowed it) keeps the most recently changed one; the others
+  ///   are cancelled, each with a recorded transition (action `cancel`).
+  /// - A change feed for other processes: every insert or update of a mission takes the
+  ///   next number of `change_counter` into its `rev`, every delete leaves a row in
+  ///   `mission_removals`; a tracking process asks for `rev` above the last it saw.
+  /// - `tracking_sessions`: the distance travelled by the tracked mission, as the engine
+  ///   computed it, for a resume.
+  static let engineSupport = """
+    INSERT INTO transitions (mission_id, action, from_state, to_state, time_us)
+      SELECT id, 'cancel', state, 'cancelled', updated_us FROM missions
+      WHERE state IN ('active', 'arrived') AND id != (
+        SELECT id FROM missions WHERE state IN ('active', 'arrived')
+        ORDER BY updated_us DESC, id LIMIT 1);
+    UPDATE missions SET state = 'cancelled'
+      WHERE state IN ('active', 'arrived') AND id != (
+        SELECT id FROM missions WHERE state IN ('active', 'arrived')
+        ORDER BY updated_us DESC, id LIMIT 1);
+    CREATE UNIQUE INDEX missions_one_tracked ON missions ((state IN ('active', 'arrived')))
+      WHERE state IN ('active', 'arrived');
+    CREATE TABLE change_counter (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      rev INTEGER NOT NULL
+    );
+    INSERT INTO change_counter (id, rev) VALUES (1, 0);
+    ALTER TABLE missions ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX missions_by_rev ON missions (rev);
+    CREATE TABLE mission_removals (
+      rev INTEGER PRIMARY KEY,
+      id TEXT NOT NULL
+    );
+    CREATE TRIGGER missions_rev_insert AFTER INSERT ON missions BEGIN
+      UPDATE change_counter SET rev = rev + 1;
+      UPDATE missions SET rev = (SELECT rev FROM change_counter) WHERE id = NEW.id;
+    END;
+    CREATE TRIGGER missions_rev_update AFTER UPDATE OF id, title, lat, lon, radius_m, reward,
+      currency, address, deadline_us, state, properties ON missions BEGIN
+      UPDATE change_counter SET rev = rev + 1;
+      UPDATE missions SET rev = (SELECT rev FROM change_counter) WHERE id = NEW.id;
+    END;
+    CREATE TRIGGER missions_rev_delete AFTER DELETE ON missions BEGIN
+      UPDATE change_counter SET rev = rev + 1;
+      INSERT INTO mission_removals (rev, id) VALUES ((SELECT rev FROM change_counter), OLD.id);
+    END;
+    CREATE TABLE tracking_sessions (
+      mission_id TEXT PRIMARY KEY NOT NULL REFERENCES missions (id),
+      travelled_m REAL NOT NULL,
+      updated_us INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    """
 
   /// Version 2. A `fix` event's line repeats its fix, which the `track` row already holds:
   /// new fix events store an empty `json` and the two numbers the track lacks

@@ -15,9 +15,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case missionNotFound(String)
   /// A mission with this id is already stored.
   case duplicateMission(String)
-  /// A `state` event contradicts the stored state: it claims `from → to` while the mission
-  /// is `stored`.
-  case stateConflict(missionID: String, stored: MissionState, from: MissionState, to: MissionState)
+  /// An event the store does not take through this call (for example a `state` event,
+  /// which is recorded by its transition).
+  case invalidEvent(String)
   /// A mission file has a bad record: the file, the 1-based line where the bad value (or
   /// record) starts, the field and value when known, and why. Nothing was imported.
   case invalidMissionFile(file: String, line: Int, field: String?, value: String?, reason: String)
@@ -25,6 +25,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case unreadableFile(path: String, reason: String)
   /// A configuration value out of range.
   case invalidConfiguration(String)
+  /// Another process tracks on this database (one tracking writer per database).
+  case trackingLeaseHeld(database: String, holder: String)
 
   /// One line for people: what failed and the context (SQL, file and line, mission).
   public var description: String {
@@ -40,15 +42,16 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         + "once to migrate"
     case .missionNotFound(let id): "no mission with id '\(id)'"
     case .duplicateMission(let id): "mission '\(id)' already exists"
-    case .stateConflict(let id, let stored, let from, let to):
-      "state event \(from.rawValue) → \(to.rawValue) for mission \(id) contradicts its "
-        + "stored state \(stored.rawValue)"
+    case .invalidEvent(let text): "invalid event: \(text)"
     case .invalidMissionFile(let file, let line, let field, let value, let reason):
       "\(file):\(line): "
         + (field.map { "field '\($0)'" + (value.map { " = '\($0)'" } ?? "") + ": " } ?? "")
         + reason + " (nothing imported)"
     case .unreadableFile(let path, let reason): "cannot read \(path): \(reason)"
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
+    case .trackingLeaseHeld(let database, let holder):
+      "database \(database) is already being tracked by \(holder); only one process may "
+        + "track on a database at a time"
     }
   }
 }

@@ -11,8 +11,9 @@ enum ReplayCommand: Command {
       missiontrack replay - track a mission from recorded traces
 
     SYNOPSIS
-      missiontrack replay TRACE... [--mission ID] [--speed X] [--date YYYY-MM-DD]
-                          [--strict] [--distance-filter M] [--db PATH] [...]
+      missiontrack replay TRACE... [--mission ID] [--speed X] [--start-at TIME]
+                          [--date YYYY-MM-DD] [--strict] [--distance-filter M]
+                          [--db PATH] [...]
 
     DESCRIPTION
       Feeds the traces, in the order given, through exactly the pipeline that live tracking
@@ -21,14 +22,24 @@ enum ReplayCommand: Command {
       output. An accepted (or open) mission is started first; an active one is resumed
       where it stopped. The mission stays active afterwards: finish it with
       'missiontrack missions submit ID'. Trace formats are recognised from their content.
-      Time is judged by the traces' own clocks, never the wall clock. A summary (reports
-      read, rejected by reason, fixes delivered, distance travelled, arrival) goes to
-      standard error.
+      Time is judged by the traces' own clocks, never the wall clock: the accept and start
+      that replay performs itself are stamped with the first fix's time (or --start-at),
+      and every other event carries fix time, so replaying the same trace into a fresh
+      database twice gives byte-identical output. A summary (reports read, rejected by
+      reason, fixes delivered, distance travelled, arrival) goes to standard error.
+
+      Only one process tracks on a database at a time: a second replay, track or serve is
+      refused with a message naming the holder. A submit or cancel from another shell
+      stops the replay within a second, with nothing recorded after it. SIGINT and SIGTERM
+      stop it cleanly: every event printed so far is written out and recorded, and the
+      mission stays active, to be resumed.
 
     OPTIONS
       TRACE                  A GPX 1.0/1.1, NMEA 0183 or gpsd JSON file, or - for stdin.
       --speed X              Pace fixes by their timestamps at X times real time
                              (default: as fast as possible).
+      --start-at TIME        Stamp replay's own accept/start with TIME (RFC 3339)
+                             instead of the first fix's time.
       --date YYYY-MM-DD      UTC date for NMEA logs that carry no date at all.
       --strict               Stop at the first bad record instead of skipping it.
     \(TrackingOptions.help)
@@ -46,22 +57,35 @@ enum ReplayCommand: Command {
     let strict = arguments.flag("--strict")
     let fallbackDate = try arguments.day("--date")
     let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
+    var startAt: Date?
+    if let text = try arguments.option("--start-at") {
+      guard let parsed = UTCTime.parse(text), parsed.hadZone else {
+        throw CLIError.usage("--start-at expects an RFC 3339 time with a zone, got '\(text)'")
+      }
+      startAt = parsed.date
+    }
     let paths = try arguments.positionals()
     guard !paths.isEmpty else { throw CLIError.usage("which TRACE? (a path or -)") }
     for path in paths where path != "-" && !FileManager.default.isReadableFile(atPath: path) {
       throw CLIError.failure("cannot read trace \(path)")
     }
     let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
-    let source = ChainedFixSource(
-      sources: paths.map {
-        TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
-      })
+    let source = PrefetchedFixSource(
+      ChainedFixSource(
+        sources: paths.map {
+          TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
+        }))
     let database = try databaseOption.open()
+    let start: Date
+    if let startAt {
+      start = startAt
+    } else {
+      start = await source.firstFixTime() ?? Date()
+    }
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "replay", statusEvery: 200)
-    let outcome = try await session.run(source: source) {
-      await waitForever()
-      return nil
+    let outcome = try await session.run(source: source, clock: ManualClock(start)) {
+      await terminationReason(console: console, verb: "replay")
     }
     console.flush()
     console.err(outcome.summary(verb: "replay"))
@@ -69,9 +93,15 @@ enum ReplayCommand: Command {
   }
 }
 
-/// Suspends until the task is cancelled.
-func waitForever() async {
-  while !Task.isCancelled {
-    try? await Task.sleep(for: .seconds(3600))
-  }
+/// Waits for SIGINT or SIGTERM and returns the reason to record ("stopped by SIGINT"), or
+/// nil when the task is cancelled first.
+func terminationReason(console: Console, verb: String) async -> String? {
+  let reason: String? =
+    switch await TerminationSignal.wait() {
+    case SIGINT: "stopped by SIGINT"
+    case SIGTERM: "stopped by SIGTERM"
+    default: nil
+    }
+  if let reason { console.err("\(verb): \(reason)") }
+  return reason
 }

@@ -25,7 +25,7 @@ enum TrackCommand: Command {
       The source is opened only now, while a mission is tracked, and closed when tracking
       stops: on SIGINT or SIGTERM (events are flushed, the mission stays active and is
       resumed by the next 'track'), or when the mission is submitted or cancelled from
-      another shell ('missiontrack missions submit ID'), which track notices within 2 s.
+      another shell ('missiontrack missions submit ID'), which track notices within 1 s.
       If gpsd is not running or goes away, track reports 'source' events (disconnected,
       reconnecting, connected, gap) and keeps retrying with capped exponential backoff.
 
@@ -73,38 +73,11 @@ enum TrackCommand: Command {
     let database = try databaseOption.open()
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "track")
-    let outcome = try await session.run(source: source) {
-      await withTaskGroup(of: String?.self) { group in
-        group.addTask {
-          switch await TerminationSignal.wait() {
-          case SIGINT: return "stopped by SIGINT"
-          case SIGTERM: return "stopped by SIGTERM"
-          default: return nil
-          }
-        }
-        group.addTask { await waitUntilMissionStopsTracking(database) }
-        let reason = await group.next() ?? nil
-        group.cancelAll()
-        if let reason { console.err("track: \(reason)") }
-        return reason
-      }
+    let outcome = try await session.run(source: source, clock: WallClock()) {
+      await terminationReason(console: console, verb: "track")
     }
     console.flush()
     console.err(outcome.summary(verb: "track"))
     return outcome.failure == nil ? 0 : 1
-  }
-
-  /// Returns a reason when no mission is active in the store any more (submitted or
-  /// cancelled by another process), checking every 2 s; nil when the task is cancelled.
-  static func waitUntilMissionStopsTracking(_ database: MissionDatabase) async -> String? {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .seconds(2))
-      if Task.isCancelled { return nil }
-      // A failed read (the database busy for longer than its timeout) is tried again.
-      if case .success(nil) = Result(catching: { try database.activeMission() }) {
-        return "the mission is no longer active"
-      }
-    }
-    return nil
   }
 }

@@ -18,8 +18,7 @@ struct TrackingOptions {
     """
 
   var missionID: String?
-  var configuration: MissionTracker.Configuration
-  var otherFences: Bool
+  var configuration: MissionEngine.Configuration
 
   /// Takes the shared flags from `arguments`.
   ///
@@ -28,7 +27,7 @@ struct TrackingOptions {
   /// - Throws: `CLIError.usage` for a bad value.
   init(_ arguments: inout ArgumentList, live: Bool = false) throws {
     missionID = try arguments.option("--mission")
-    otherFences = !arguments.flag("--no-other-fences")
+    let otherFences = !arguments.flag("--no-other-fences")
     let distance = try arguments.double("--distance-filter", in: 0...1_000_000) ?? 10
     let speed = try arguments.double("--max-speed", in: 0.001...1_000_000) ?? 100
     let accuracy = try arguments.double("--max-accuracy", in: 0.001...1_000_000)
@@ -40,7 +39,8 @@ struct TrackingOptions {
           mergesEpochs: !live),
         distanceFilterMeters: distance,
         geofence: GeofenceEvaluator.Configuration(dwellSeconds: dwell))
-      configuration = MissionTracker.Configuration(pipeline: pipeline)
+      configuration = MissionEngine.Configuration(
+        pipeline: pipeline, evaluatesOtherFences: otherFences)
     } catch {
       throw CLIError.usage("\(error)")
     }

@@ -2,9 +2,10 @@ import Foundation
 import MissionStore
 import MissionTracking
 
-/// One tracking run, shared by `replay` and `track`: picks the mission, resumes or starts
-/// it, runs the tracker with the store as its sink, prints every event as a JSON line, and
-/// ends with a summary on standard error.
+/// One tracking run, shared by `replay` and `track`: takes the database's tracking lease,
+/// opens the engine over the store (which resumes a mission the store holds active), starts
+/// the requested mission, prints every event as a JSON line, and ends with a summary on
+/// standard error.
 struct TrackingSession {
   let database: MissionDatabase
   let console: Console
@@ -26,115 +27,98 @@ struct TrackingSession {
     var lastFixTime: Date?
     var cleaning: CleaningSummary?
     var failure: String?
+    /// Why tracking ended.
+    var end: TrackingEnd = .shutdown
   }
 
-  /// Tracks the mission from `source` until the source ends or `stop` returns, then stops
+  /// Tracks the mission from `source` until the source ends, the mission leaves the
+  /// tracking states (here or in another process), or `stop` returns a reason; then stops
   /// tracking (the mission stays active in the store, to be resumed or submitted).
   ///
   /// When `stop` returns a reason, the stop is recorded as a `source` `ended` event.
-  /// - Throws: `CLIError.failure` when there is no mission to track or it cannot start.
-  func run(source: any FixSource, until stop: @escaping @Sendable () async -> String?)
-    async throws -> Outcome
-  {
-    let mission = try missionToTrack()
-    let catalog: GridFenceCatalog? =
-      options.otherFences ? try GridFenceCatalog(database: database, excluding: mission.id) : nil
-    let tracker = MissionTracker(
-      source: source, configuration: options.configuration, sink: database, catalog: catalog)
+  /// - Parameter clock: Stamps the transitions this run performs (accept, start).
+  /// - Throws: `CLIError.failure` when another process tracks on the database, there is no
+  ///   mission to track, or it cannot start.
+  func run(
+    source: any FixSource, clock: any MissionClock,
+    until stop: @escaping @Sendable () async -> String?
+  ) async throws -> Outcome {
+    let holder = "missiontrack \(verb)"
+    let lease = try CLIError.runtime { try database.claimTracking(holder: holder) }
+    defer { lease.release() }
+    let engine = MissionEngine(
+      store: database, source: source, clock: clock, configuration: options.configuration)
     let console = self.console
     let statusLine = console.errorIsTerminal
     let statusEvery = self.statusEvery
+    let verbName = verb
     let printer = Task { () -> Outcome in
-      var outcome = Outcome(missionID: mission.id)
-      for await event in tracker.events {
+      var outcome = Outcome()
+      for await event in engine.events {
         console.out(event.jsonLine)
         outcome.note(event)
         if statusLine && outcome.deliveredFixes % statusEvery == 1 % statusEvery {
-          console.errRaw("\r\(verb): \(outcome.statusText)   ")
+          console.errRaw("\r\(verbName): \(outcome.statusText)   ")
         }
       }
       return outcome
     }
+    let mission: Mission
     do {
-      if mission.state.isTracking {
-        try await tracker.resume(mission, from: try resumePoint(of: mission))
-        console.err("\(verb): resuming mission \(mission.id) (\(mission.state.rawValue))")
-      } else {
-        try await tracker.add(mission)
-        if mission.state == .open { try await tracker.perform(.accept, on: mission.id) }
-        try await tracker.perform(.start, on: mission.id)
-      }
+      try await engine.open()
+      mission = try await start(engine)
     } catch {
-      await tracker.shutdown()
+      await engine.shutdown()
       _ = await printer.value
-      throw CLIError.failure("\(error)")
+      throw error as? CLIError ?? CLIError.failure("\(error)")
     }
-    // Whichever ends first, the source or `stop`; shutting the tracker down ends the
-    // session, so the other child returns too.
-    let (stopReason, cleaning) = await withTaskGroup(of: String?.self) { group in
-      group.addTask {
-        await tracker.waitUntilSourceEnds()
-        return nil
+    // Whichever ends first: the session (source ended, mission stopped elsewhere, failure)
+    // or `stop`.
+    let (end, stopReason) = await withTaskGroup(of: (TrackingEnd?, String?).self) { group in
+      group.addTask { (await engine.waitUntilTrackingEnds(), nil) }
+      group.addTask { (nil, await stop()) }
+      var result: (TrackingEnd?, String?) = (nil, nil)
+      while let next = await group.next() {
+        result = next
+        if next.0 != nil || next.1 != nil { break }
       }
-      group.addTask { await stop() }
-      let first = await group.next() ?? nil
-      let cleaning = await tracker.summary
-      await tracker.shutdown()
       group.cancelAll()
-      return (first, cleaning)
+      return result
     }
+    let cleaning = await engine.summary
+    await engine.shutdown(reason: stopReason)
     var outcome = await printer.value
+    outcome.missionID = mission.id
     outcome.arrivedEarlier = mission.state == .arrived
-    if let stopReason {
-      let stopped = TrackingEvent(
-        time: outcome.lastFixTime ?? Date(), missionID: mission.id,
-        kind: .source(.ended, detail: stopReason))
-      do {
-        try database.record(stopped)
-      } catch {
-        throw CLIError.failure("could not record the stop: \(error)")
-      }
-      console.out(stopped.jsonLine)
-    }
-    outcome.cleaning = await tracker.lastSummary ?? cleaning
-    outcome.failure = await tracker.failure
+    outcome.end = end ?? .shutdown
+    outcome.cleaning = await engine.lastSummary ?? cleaning
+    outcome.failure = await engine.failure
     if statusLine { console.errRaw("\r\u{1B}[K") }
-    do {
-      try await database.flush()
-    } catch {
-      throw CLIError.failure("could not save the last events: \(error)")
-    }
     return outcome
   }
 
-  /// The mission named by `--mission`, or the one active in the store.
-  private func missionToTrack() throws -> Mission {
-    let active = try database.activeMission()
-    guard let id = options.missionID ?? active?.mission.id else {
+  /// Starts the mission named by `--mission` (accepting an open one first), or continues
+  /// the one the store holds active; returns it as it was before this run.
+  private func start(_ engine: MissionEngine) async throws -> Mission {
+    let active = await engine.activeMissionID
+    guard let id = options.missionID ?? active else {
       throw CLIError.failure(
         "no mission is active: give --mission ID (see 'missiontrack missions list')")
     }
-    if let active, active.mission.id != id {
+    if let active, active != id {
       throw CLIError.failure(
-        "mission \(active.mission.id) is already active: submit or cancel it first")
+        "mission \(active) is already active: submit or cancel it first")
     }
-    guard let mission = try database.mission(id: id) else {
+    guard let mission = await engine.mission(id) else {
       throw CLIError.failure("no mission with id '\(id)'")
     }
-    return mission
-  }
-
-  /// Where a restarted tracker continues: stored fence states, the last delivered fix and
-  /// the distance travelled along the stored track.
-  private func resumePoint(of mission: Mission) throws -> TrackingPipeline.Resume {
-    let fences = try database.fenceStates(ofMission: mission.id)
-    let track = try database.track(ofMission: mission.id)
-    var travelled = 0.0
-    for (a, b) in zip(track, track.dropFirst()) {
-      travelled += a.coordinate.distance(to: b.coordinate)
+    if mission.state.isTracking {
+      console.err("\(verb): resuming mission \(mission.id) (\(mission.state.rawValue))")
+      return mission
     }
-    return TrackingPipeline.Resume(
-      fenceStates: fences, lastDelivered: track.last, travelledMeters: travelled)
+    if mission.state == .open { try await engine.perform(.accept, on: id) }
+    try await engine.perform(.start, on: id)
+    return mission
   }
 }
 
@@ -177,6 +161,14 @@ extension TrackingSession.Outcome {
     lines.append(
       "\(verb): \(deliveredFixes) fixes delivered, \(formatMeters(travelledMeters)) travelled, "
         + "\(geofenceEvents) geofence events, \(arrival)")
+    switch end {
+    case .missionStopped(let state):
+      lines.append("\(verb): tracking stopped: mission \(missionID) is \(state.rawValue) now")
+    case .missionRemoved:
+      lines.append("\(verb): tracking stopped: mission \(missionID) was removed")
+    default:
+      break
+    }
     if let failure { lines.append("\(verb): stopped early: \(failure)") }
     return lines.joined(separator: "\n")
   }

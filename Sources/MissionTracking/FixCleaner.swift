@@ -117,7 +117,8 @@ public struct FixCleaner: Sendable {
   /// Whether a report is held back waiting for its epoch to complete.
   public var hasPending: Bool { pending != nil }
 
-  static func invalidity(of fix: Fix) -> RejectionReason? {
+  /// Why `fix` is no position at all (no fix, out of range, exact (0, 0)), or nil.
+  public static func invalidity(of fix: Fix) -> RejectionReason? {
     if fix.mode == .noFix { return .noFix }
     let lat = fix.coordinate.latitude
     let lon = fix.coordinate.longitude

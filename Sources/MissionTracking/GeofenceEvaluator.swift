@@ -85,6 +85,10 @@ public struct GeofenceEvaluator: Sendable {
   private var stamps: [UInt64] = []
   private var primaryIndex = 0
   private var alwaysChecked: [Int] = []
+  /// Stored states of fences not held at the moment (resumed before the fence came near,
+  /// or dropped from the neighbourhood): given back when the fence is held again, so that
+  /// a restart or a detour never enters a fence twice.
+  private var parkedStates: [String: FenceState] = [:]
   private var inside: [Int] = []
   private var maxBoxHeight: Double = 0
   private var stamp: UInt64 = 0
@@ -146,7 +150,7 @@ public struct GeofenceEvaluator: Sendable {
   /// - Complexity: O(n log n) in the number of fences.
   public mutating func replaceOtherFences(_ others: [Geofence]) {
     var keep: [Geofence] = [primary]
-    var states: [String: FenceState] = [:]
+    var states = parkedStates
     for slot in slots where slot.state != FenceState() { states[slot.fence.id] = slot.state }
     var seen: Set<String> = [primary.id]
     for fence in others where seen.insert(fence.id).inserted { keep.append(fence) }
@@ -181,6 +185,9 @@ public struct GeofenceEvaluator: Sendable {
       if slot.state.isInside { insideIndices.append(index) }
       if slot.fence.id == primary.id { primaryIndex = index }
     }
+    var held: Set<String> = []
+    for slot in built { held.insert(slot.fence.id) }
+    parkedStates = states.filter { !held.contains($0.key) && $0.value != FenceState() }
     slots = built
     boxes = built.map { Box(south: $0.south, north: $0.north, west: $0.west, east: $0.east) }
     stamps = Array(repeating: 0, count: built.count)

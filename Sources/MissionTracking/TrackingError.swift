@@ -8,6 +8,9 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidConfiguration(String)
   /// The tracker holds no mission with this id.
   case unknownMission(String)
+  /// Another process changed mission `missionID` first: the store holds it in `state`, so
+  /// the write that assumed otherwise was refused.
+  case changedElsewhere(missionID: String, state: MissionState)
 
   /// One line that names the mission, its state and the attempted action.
   public var description: String {
@@ -18,6 +21,8 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
       "cannot start mission \(requested): mission \(active) is already active"
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .unknownMission(let id): "unknown mission \(id)"
+    case .changedElsewhere(let id, let state):
+      "mission \(id) was changed by another process: it is \(state.rawValue) now"
     }
   }
 }

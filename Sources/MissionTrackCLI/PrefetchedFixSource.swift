@@ -1,0 +1,77 @@
+import Foundation
+import MissionTracking
+
+/// A source whose first reports are read ahead, so that a replay knows the trace's own start
+/// time before it starts the mission (its `accept` and `start` are stamped with it).
+///
+/// `firstFixTime()` reads up to the first valid fix and keeps what it read; `reports()`
+/// then hands out those reports followed by the rest of the same iteration, once. Works
+/// for files and for standard input alike.
+///
+/// `@unchecked Sendable`: the iterator and the buffer are only touched while holding
+/// `lock`, and the engine iterates the source from one task at a time.
+final class PrefetchedFixSource: FixSource, @unchecked Sendable {
+  private let lock = NSLock()
+  private let inner: any FixSource
+  private var iterator: AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?
+  private var buffered: [SourceReport] = []
+  private var bufferedError: (any Error)?
+  private var exhausted = false
+
+  init(_ inner: any FixSource) { self.inner = inner }
+
+  /// The time of the first valid fix (not invalid: a fix, in range, not (0, 0)), or nil
+  /// when the source ends (or fails) without one.
+  func firstFixTime() async -> Date? {
+    var iterator = lock.withLock { self.iterator ?? inner.reports().makeAsyncIterator() }
+    var read: [SourceReport] = []
+    var found: Date?
+    var failure: (any Error)?
+    do {
+      while let report = try await iterator.next() {
+        read.append(report)
+        if case .fix(let fix) = report, FixCleaner.invalidity(of: fix) == nil {
+          found = fix.time
+          break
+        }
+      }
+    } catch {
+      failure = error
+    }
+    let ended = found == nil
+    lock.withLock {
+      self.iterator = iterator
+      buffered.append(contentsOf: read)
+      bufferedError = failure
+      exhausted = ended
+    }
+    return found
+  }
+
+  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+    AsyncThrowingStream { [self] in try await self.next() }
+  }
+
+  private func next() async throws -> SourceReport? {
+    let (report, error, iterator) = lock.withLock {
+      () -> (SourceReport?, (any Error)?, AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?) in
+      if !buffered.isEmpty { return (buffered.removeFirst(), nil, nil) }
+      if let failure = bufferedError {
+        bufferedError = nil
+        return (nil, failure, nil)
+      }
+      if exhausted { return (nil, nil, nil) }
+      let current = self.iterator ?? inner.reports().makeAsyncIterator()
+      self.iterator = nil
+      return (nil, nil, current)
+    }
+    if let report { return report }
+    if let error { throw error }
+    guard var iterator else { return nil }
+    let next = try await iterator.next()
+    lock.withLock {
+      if next == nil { exhausted = true } else { self.iterator = iterator }
+    }
+    return next
+  }
+}

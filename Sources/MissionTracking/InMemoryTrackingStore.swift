@@ -1,0 +1,114 @@
+import Foundation
+
+/// A `TrackingStore` in memory: for tests and for replaying a trace without a database.
+///
+/// It records what the engine decided — transitions, events, fence states, the delivered
+/// track and the travelled distance — and keeps the same rules as the SQLite store: a
+/// transition must start from the stored state, at most one mission is in a tracking state,
+/// and events of a mission that is no longer tracked are refused. `update(_:)` stands in for
+/// another process writing the same store.
+public actor InMemoryTrackingStore: TrackingStore {
+  private var missions: [String: Mission] = [:]
+  private var revisions: [String: Int64] = [:]
+  private var removals: [(revision: Int64, id: String)] = []
+  private var revision: Int64 = 0
+  /// Every transition recorded, oldest first.
+  public private(set) var transitions: [MissionTransition] = []
+  /// Every event recorded (state events included), in order.
+  public private(set) var events: [TrackingEvent] = []
+  /// Fence states by tracked mission, then by fence id.
+  public private(set) var fenceStates: [String: [String: FenceState]] = [:]
+  /// The delivered track of each mission.
+  public private(set) var tracks: [String: [Fix]] = [:]
+  /// The distance travelled by each tracked mission, metres.
+  public private(set) var travelledMeters: [String: Double] = [:]
+
+  /// Creates a store holding `missions`.
+  public init(missions: [Mission] = []) {
+    for mission in missions {
+      revision += 1
+      self.missions[mission.id] = mission
+      revisions[mission.id] = revision
+    }
+  }
+
+  /// The stored form of mission `id`.
+  public func mission(_ id: String) -> Mission? { missions[id] }
+
+  /// Adds or replaces missions, as another process (an import) would.
+  public func update(_ changed: [Mission]) {
+    for mission in changed { store(mission) }
+  }
+
+  /// Removes a mission, as another process would.
+  public func remove(_ id: String) {
+    guard missions.removeValue(forKey: id) != nil else { return }
+    revisions[id] = nil
+    revision += 1
+    removals.append((revision, id))
+  }
+
+  private func store(_ mission: Mission) {
+    revision += 1
+    missions[mission.id] = mission
+    revisions[mission.id] = revision
+  }
+
+  // MARK: - TrackingStore
+
+  /// Missions changed after `token` (all when nil), sorted by id.
+  public func changes(after token: Int64?) -> MissionChanges {
+    let since = token ?? -1
+    let changed = missions.values.filter { (revisions[$0.id] ?? 0) > since }
+      .sorted { $0.id < $1.id }
+    let removed = removals.filter { $0.revision > since }.map(\.id)
+    return MissionChanges(token: revision, missions: changed, removedIDs: removed)
+  }
+
+  /// The stored fence states, last delivered fix and travelled distance of mission `id`.
+  public func resumePoint(ofMission id: String) -> TrackingPipeline.Resume? {
+    let fences = fenceStates[id] ?? [:]
+    let last = tracks[id]?.last
+    if fences.isEmpty && last == nil { return nil }
+    return TrackingPipeline.Resume(
+      fenceStates: fences, lastDelivered: last, travelledMeters: travelledMeters[id] ?? 0)
+  }
+
+  /// Records `transition` when it starts from the stored state.
+  public func commit(_ transition: MissionTransition) throws {
+    guard var mission = missions[transition.missionID] else {
+      throw TrackingError.unknownMission(transition.missionID)
+    }
+    guard mission.state == transition.from else {
+      throw TrackingError.changedElsewhere(missionID: mission.id, state: mission.state)
+    }
+    if transition.to.isTracking && !transition.from.isTracking,
+      let active = missions.values.first(where: { $0.state.isTracking && $0.id != mission.id })
+    {
+      throw TrackingError.anotherMissionActive(active: active.id, requested: mission.id)
+    }
+    mission.state = transition.to
+    store(mission)
+    transitions.append(transition)
+    events.append(transition.event)
+  }
+
+  /// Records the batch while its mission is tracked.
+  public func record(_ batch: TrackingBatch) throws {
+    guard let mission = missions[batch.missionID] else {
+      throw TrackingError.unknownMission(batch.missionID)
+    }
+    guard mission.state.isTracking else {
+      throw TrackingError.changedElsewhere(missionID: mission.id, state: mission.state)
+    }
+    for event in batch.events {
+      if case .fix(let fix, _, _) = event.kind { tracks[batch.missionID, default: []].append(fix) }
+    }
+    events.append(contentsOf: batch.events)
+    fenceStates[batch.missionID, default: [:]].merge(batch.fenceStates) { $1 }
+    travelledMeters[batch.missionID] = batch.travelledMeters
+  }
+
+  /// Nothing to do: every call is complete when it returns.
+  public func flush() {}
+}

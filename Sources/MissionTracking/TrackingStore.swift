@@ -1,0 +1,32 @@
+/// Where the engine loads missions from and records what it decided: the hook for a store.
+///
+/// The store is a sink and a loader. It records the engine's decisions — transitions,
+/// typed events, fence states, travelled distance — and never re-decides them. It refuses
+/// only what contradicts a write by another process, with `TrackingError.changedElsewhere`:
+/// a transition whose `from` is no longer the stored state, or events of a mission that
+/// another process took out of tracking (nothing is recorded after such a stop).
+///
+/// The engine awaits `commit` before it applies a transition's effects (a transition is
+/// durable before the source starts or stops and before its `state` event is published), and
+/// awaits `record` before it publishes the events of a report. Each `record` carries the
+/// events of one report, so a store may collect them and write them in batched
+/// transactions; `flush` makes everything recorded durable.
+public protocol TrackingStore: Sendable {
+  /// Missions changed since `token` (every mission when `token` is nil), with the token to
+  /// ask with next time. Changes written by this store itself may be included.
+  func changes(after token: Int64?) async throws -> MissionChanges
+  /// Where tracking of mission `id` continues after a restart: its fence states, last
+  /// delivered fix and travelled distance; nil when nothing was recorded for it yet.
+  func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume?
+  /// Records a transition the engine decided.
+  /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
+  ///   `transition.from`; `TrackingError.anotherMissionActive` when the store already holds
+  ///   another mission in a tracking state; any other error (nothing is then applied).
+  func commit(_ transition: MissionTransition) async throws
+  /// Records the events of one report with the fence states and distance they leave.
+  /// - Throws: `TrackingError.changedElsewhere` when the mission is no longer in a tracking
+  ///   state in the store (the batch is dropped); any other error stops tracking.
+  func record(_ batch: TrackingBatch) async throws
+  /// Makes everything recorded so far durable.
+  func flush() async throws
+}
