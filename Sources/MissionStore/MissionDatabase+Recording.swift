@@ -38,14 +38,16 @@ extension MissionDatabase {
   }
 
   /// Accepts several events of any missions, in order, taking the lock once (see
-  /// `record(_:)`). When one is refused, none is accepted.
+  /// `record(_:)`). When one is refused before the group, none is accepted.
   public func record(contentsOf events: some Sequence<TrackingEvent>) throws {
     try withConnection { connection in
       let events = Array(events)
       for id in Set(events.map(\.missionID)) { try ensureKnownLocked(id, connection) }
       try checkRecordable(events, connection)
-      let first = batch.append(events: events)
-      try scheduleOrCommitLocked(first: first, connection)
+      for event in events {
+        let first = batch.append(events: CollectionOfOne(event))
+        try scheduleOrCommitLocked(first: first, connection)
+      }
     }
   }
 

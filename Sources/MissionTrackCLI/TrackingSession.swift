@@ -43,6 +43,10 @@ struct TrackingSession {
     source: any FixSource, clock: any MissionClock,
     until stop: @escaping @Sendable () async -> String?
   ) async throws -> Outcome {
+    // Listening for the stop (SIGTERM) from the very start, so that a stop that comes while
+    // the engine opens is not lost.
+    let stopper = Task { await stop() }
+    defer { stopper.cancel() }
     let holder = "missiontrack \(verb)"
     let lease = try CLIError.runtime { try database.claimTracking(holder: holder) }
     defer { lease.release() }
@@ -73,20 +77,21 @@ struct TrackingSession {
       throw error as? CLIError ?? CLIError.failure("\(error)")
     }
     // Whichever ends first: the session (source ended, mission stopped elsewhere, failure)
-    // or `stop`.
-    let (end, stopReason) = await withTaskGroup(of: (TrackingEnd?, String?).self) { group in
+    // or `stop`. Shutting the engine down ends the session, so the other child returns too.
+    let (end, cleaning) = await withTaskGroup(of: (TrackingEnd?, String?).self) { group in
       group.addTask { (await engine.waitUntilTrackingEnds(), nil) }
-      group.addTask { (nil, await stop()) }
+      group.addTask { (nil, await stopper.value) }
       var result: (TrackingEnd?, String?) = (nil, nil)
       while let next = await group.next() {
         result = next
         if next.0 != nil || next.1 != nil { break }
       }
+      stopper.cancel()
+      let cleaning = await engine.summary
+      await engine.shutdown(reason: result.1)
       group.cancelAll()
-      return result
+      return (result.0, cleaning)
     }
-    let cleaning = await engine.summary
-    await engine.shutdown(reason: stopReason)
     var outcome = await printer.value
     outcome.missionID = mission.id
     outcome.arrivedEarlier = mission.state == .arrived

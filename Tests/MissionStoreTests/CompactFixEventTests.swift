@@ -132,7 +132,7 @@ import Testing
     try upgraded.record(contentsOf: new)
     #expect(try upgraded.eventLines(ofMission: "m") == ([old] + new).map(\.jsonLine))
     try upgraded.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 2)
+      #expect(try connection.integer("PRAGMA user_version") == 3)
       #expect(try connection.integer("SELECT count(*) FROM events WHERE json = ''") == 4)
     }
     #expect(try upgraded.integrityCheck() == ["ok"])

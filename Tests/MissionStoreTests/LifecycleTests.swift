@@ -48,12 +48,13 @@ import Testing
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(in: directory, missions: [Fixtures.mission("m")])
     try database.apply(.accept, toMission: "m")
+    try database.apply(.start, toMission: "m")
     try database.record(Fixtures.fixEvent(0, mission: "m"))  // pending
     let before = try snapshot(database, "m")
     #expect(
-      throws: TrackingError.illegalTransition(missionID: "m", state: .accepted, action: .submit)
+      throws: TrackingError.illegalTransition(missionID: "m", state: .active, action: .complete)
     ) {
-      try database.apply(.submit, toMission: "m")
+      try database.apply(.complete, toMission: "m")
     }
     #expect(try snapshot(database, "m") == before)
     #expect(throws: StoreError.missionNotFound("ghost")) {

@@ -31,10 +31,10 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 2)
+      #expect(try connection.integer("PRAGMA user_version") == 3)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
-          == ["initial schema", "compact fix events"])
+          == ["initial schema", "compact fix events", "one tracked mission, change feed"])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
     try full.withConnection { connection throws in
@@ -61,7 +61,10 @@ import Testing
       #expect(try connection.integer("PRAGMA user_version") == Int64(current + 2))
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
-          == ["initial schema", "compact fix events", "notes", "notes index"])
+          == [
+            "initial schema", "compact fix events", "one tracked mission, change feed", "notes",
+            "notes index",
+          ])
       // Running the migrator again finds nothing to do.
       #expect(
         try SchemaMigrator(migrations: SchemaMigration.all + [v2, v3]).migrate(connection) == 0)
@@ -101,23 +104,23 @@ import Testing
       try database.close()
     }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 2)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 3)) {
       _ = try MissionDatabase(path: path)
     }
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 2)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 3)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
     let after = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(before == after)
     #expect(
-      "\(StoreError.newerSchema(path: path, found: 99, supported: 2))".contains("not modified"))
+      "\(StoreError.newerSchema(path: path, found: 99, supported: 3))".contains("not modified"))
   }
 
   @Test func aReadOnlyOpenRefusesAnUnmigratedFile() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
     try MissionDatabase(path: path, configuration: StoreConfiguration(), migrations: []).close()
-    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 2)) {
+    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 3)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
   }
@@ -168,6 +171,11 @@ import Testing
           latitude: Double.random(in: -90...90, using: &generator),
           longitude: Double.random(in: -180...180, using: &generator)),
         state: MissionState.allCases.randomElement(using: &generator)!)
+    }.map { mission in
+      // At most one mission is tracked: the schema refuses a second.
+      var kept = mission
+      if kept.state.isTracking && kept.id != "m0" { kept.state = .accepted }
+      return kept
     }
     let database = try Fixtures.database(in: directory, missions: missions)
     let locations = try database.missionLocations()

@@ -58,13 +58,8 @@ import Testing
     }
     #expect(try database.eventLines(ofMission: "m") == events.map(\.jsonLine))
     #expect(try database.events(ofMission: "m").map(\.type) == events.map(\.type))
-    let fences = try database.fenceStates(ofMission: "m")
-    #expect(
-      fences["m"]
-        == FenceState(
-          isInside: true, insideSince: date(microseconds: microseconds(t.addingTimeInterval(1))),
-          dwellReported: true))
-    #expect(fences["other"] == FenceState())
+    // Fence state is the engine's decision, carried by a batch: events alone store none.
+    #expect(try database.fenceStates(ofMission: "m").isEmpty)
     #expect(try database.rejectionCounts(ofMission: "m") == ["outlier": 5, "duplicate": 1])
     #expect(database.ingestCounters.fixes == 2 && database.ingestCounters.events == events.count)
   }
@@ -85,16 +80,16 @@ import Testing
     #expect(database.ingestCounters.duplicateFixes == 50)
   }
 
-  @Test func repeatedTimesAndInterleavedMissionsInOneBatchAreEachStoredOnce() throws {
+  @Test func repeatedTimesInOneBatchAreEachStoredOnce() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
       in: directory,
-      missions: [Fixtures.mission("a", state: .active), Fixtures.mission("b", state: .active)],
+      missions: [Fixtures.mission("a", state: .active), Fixtures.mission("b", state: .submitted)],
       configuration: holdBatches)
     var events: [TrackingEvent] = []
     for i in 0..<100 {
-      events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a"))
-      if i % 5 == 0 { events.append(Fixtures.fixEvent(i, mission: i % 7 == 0 ? "b" : "a")) }
+      events.append(Fixtures.fixEvent(i, mission: "a"))
+      if i % 5 == 0 { events.append(Fixtures.fixEvent(i, mission: "a")) }
       if i % 11 == 0 {
         events.append(
           TrackingEvent(
@@ -103,9 +98,7 @@ import Testing
     }
     try database.record(contentsOf: events)
     try database.flush()
-    let expectedB = (0..<100).filter { $0 % 7 == 0 }.count
-    #expect(try database.track(ofMission: "b").count == expectedB)
-    #expect(try database.track(ofMission: "a").count == 100 - expectedB)
+    #expect(try database.track(ofMission: "a").count == 100)
     // The log keeps the batch order, minus the repeated fixes.
     var seen: Set<String> = []
     let expectedLines = events.filter { event in
@@ -114,12 +107,18 @@ import Testing
     }.map(\.jsonLine)
     #expect(try database.events().map(\.jsonLine) == expectedLines)
     #expect(database.ingestCounters.duplicateFixes == 20)
+    // Events of a mission that is not tracked are refused with the batch they came in.
+    try database.record(Fixtures.fixEvent(200, mission: "b"))
+    #expect(throws: TrackingError.changedElsewhere(missionID: "b", state: .submitted)) {
+      try database.flush()
+    }
+    #expect(try database.track(ofMission: "b").isEmpty)
   }
 
   @Test func eventsOfAnUnknownMissionAreRefusedBeforeTheyJoinTheBatch() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
-      in: directory, missions: [Fixtures.mission("m")], configuration: holdBatches)
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
     try database.record(Fixtures.fixEvent(0, mission: "m"))
     #expect(throws: StoreError.missionNotFound("ghost")) {
       try database.record(Fixtures.fixEvent(1, mission: "ghost"))
@@ -217,31 +216,46 @@ import Testing
     #expect(try reader.mission(id: "m")?.state == .arrived)
   }
 
-  @Test func aTrackersStateEventIsAppliedOnceAndCheckedAgainstTheStore() throws {
+  @Test func anEnginesTransitionIsCheckedAgainstTheStoredState() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
     let t = Fixtures.start
-    // The tracker arrives by itself: the event is the transition.
     try database.record(Fixtures.fixEvent(0, mission: "m"))
-    try database.record(
-      TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .arrived)))
+    let arrive = MissionTransition(missionID: "m", action: .arrive, from: .active, to: .arrived, time: t)
+    try database.commit(arrive)
     #expect(database.pendingEventCount == 0)
     #expect(try database.mission(id: "m")?.state == .arrived)
     #expect(try database.transitions(ofMission: "m").map(\.action) == [.arrive])
-    // apply() then the tracker's echo of the same transition: recorded once.
-    let submitted = try database.apply(.submit, toMission: "m", at: t.addingTimeInterval(5))
-    try database.record(submitted.event)
-    #expect(try database.transitions(ofMission: "m").count == 2)
-    #expect(try database.events(ofMission: "m").filter { $0.type == "state" }.count == 2)
-    // A state event that contradicts the store is refused.
-    #expect(
-      throws: StoreError.stateConflict(
-        missionID: "m", stored: .submitted, from: .active, to: .cancelled)
-    ) {
-      try database.record(
-        TrackingEvent(time: t, missionID: "m", kind: .state(from: .active, to: .cancelled)))
+    // Another process got there first: the store says what it holds, and changes nothing.
+    #expect(throws: TrackingError.changedElsewhere(missionID: "m", state: .arrived)) {
+      try database.commit(arrive)
     }
+    #expect(try database.transitions(ofMission: "m").count == 1)
+    // A state event is never recorded as a plain event: its transition records it.
+    #expect(throws: StoreError.self) {
+      try database.record(
+        TrackingEvent(time: t, missionID: "m", kind: .state(from: .arrived, to: .submitted)))
+    }
+    #expect(try database.events(ofMission: "m").filter { $0.type == "state" }.count == 1)
+  }
+
+  @Test func eventsOfAMissionStoppedByAnotherProcessAreDropped() throws {
+    let directory = try TemporaryDirectory()
+    let tracker = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
+    try tracker.record(contentsOf: (0..<3).map { Fixtures.fixEvent($0, mission: "m") })
+    try tracker.flush()
+    try tracker.record(contentsOf: (3..<6).map { Fixtures.fixEvent($0, mission: "m") })
+    // `missions submit m` from another shell, while three fixes wait for their commit.
+    let other = try MissionDatabase(path: directory.path())
+    try other.apply(.submit, toMission: "m", at: Fixtures.fix(10).time)
+    #expect(throws: TrackingError.changedElsewhere(missionID: "m", state: .submitted)) {
+      try tracker.flush()
+    }
+    #expect(try other.events(ofMission: "m").map(\.type) == ["fix", "fix", "fix", "state"])
+    #expect(try tracker.track(ofMission: "m").count == 3)
+    #expect(tracker.pendingEventCount == 0)
   }
 
   @Test func reopeningResumesTheActiveMissionWithItsFenceState() throws {
@@ -257,9 +271,15 @@ import Testing
       try database.apply(.start, toMission: "m", at: Fixtures.start)
       try database.record(contentsOf: (0..<10).map { Fixtures.fixEvent($0, mission: "m") })
       try database.record(
-        TrackingEvent(
-          time: Fixtures.fix(9).time, missionID: "m",
-          kind: .enter(fenceID: "m", distanceMeters: 10, initial: false)))
+        TrackingBatch(
+          missionID: "m",
+          events: [
+            TrackingEvent(
+              time: Fixtures.fix(9).time, missionID: "m",
+              kind: .enter(fenceID: "m", distanceMeters: 10, initial: false))
+          ],
+          fenceStates: ["m": FenceState(isInside: true, insideSince: Fixtures.fix(9).time)],
+          travelledMeters: 90))
       try database.apply(.arrive, toMission: "m", at: Fixtures.fix(9).time)  // commits the batch
       try database.record(Fixtures.fixEvent(10, mission: "m"))  // never committed
       database.abandon()
@@ -275,14 +295,27 @@ import Testing
     #expect(try reopened.activeMission() == nil)
   }
 
-  @Test func savingAFenceStateDirectlyIsResumed() throws {
+  @Test func aBatchsFenceStatesAndDistanceAreStoredAsGivenAndResumed() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
       in: directory, missions: [Fixtures.mission("m", state: .active)])
+    #expect(try database.resumePoint(ofMission: "m") == nil)
     let state = FenceState(isInside: true, insideSince: Fixtures.start, dwellReported: true)
-    try database.saveFenceState(state, missionID: "m", fenceID: "m")
-    let stored = try #require(try database.activeMission()?.fences["m"])
+    // The event alone would mean "inside, no dwell yet": the store keeps what the engine
+    // decided, it never derives fence state from events.
+    let enter = TrackingEvent(
+      time: Fixtures.start, missionID: "m",
+      kind: .enter(fenceID: "other", distanceMeters: 3, initial: true))
+    try database.record(
+      TrackingBatch(
+        missionID: "m", events: [Fixtures.fixEvent(0, mission: "m"), enter],
+        fenceStates: ["other": state], travelledMeters: 12.5))
+    let resume = try #require(try database.resumePoint(ofMission: "m"))
+    let stored = try #require(resume.fenceStates["other"])
     #expect(stored.isInside && stored.dwellReported)
     #expect(abs(stored.insideSince!.timeIntervalSince(Fixtures.start)) < 1e-6)
+    #expect(resume.fenceStates["m"] == nil)
+    #expect(resume.travelledMeters == 12.5)
+    #expect(resume.lastDelivered != nil)
   }
 }

@@ -75,11 +75,15 @@ final class CLISandbox {
           time: fix.time, missionID: id,
           kind: .fix(fix, distanceToMissionMeters: back, travelledMeters: travelled)))
     }
+    let entered = start.addingTimeInterval(Double(count - 1) * 15)
     events.append(
       TrackingEvent(
-        time: start.addingTimeInterval(Double(count - 1) * 15), missionID: id,
-        kind: .enter(fenceID: id, distanceMeters: 0, initial: false)))
-    try database.record(contentsOf: events)
+        time: entered, missionID: id, kind: .enter(fenceID: id, distanceMeters: 0, initial: false)))
+    try database.record(
+      TrackingBatch(
+        missionID: id, events: events,
+        fenceStates: [id: FenceState(isInside: true, insideSince: entered)],
+        travelledMeters: travelled))
     try database.close()
   }
 

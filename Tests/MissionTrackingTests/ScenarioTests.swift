@@ -111,25 +111,30 @@ import Testing
   }
 
   @Test(arguments: ScenarioTrace.names)
-  func trackerPublishesThePipelineEventsInFixTimeOrder(_ name: String) async throws {
+  func enginePublishesThePipelineEventsInFixTimeOrder(_ name: String) async throws {
     let trace = try ScenarioTrace(name)
     let (_, pipelineEvents) = try Self.run(trace)
     var mission = trace.missions[0]
     mission.state = .accepted
-    let others = trace.missions.dropFirst().map(Geofence.init(mission:))
-    let tracker = MissionTracker(
+    let engine = MissionEngine(
+      store: InMemoryTrackingStore(
+        missions: [mission]
+          + trace.missions.dropFirst().map {
+            var other = $0
+            other.state = .open
+            return other
+          }),
       source: ReplaySource(trace.fixes.map(SourceReport.fix)),
-      configuration: .init(pipeline: try trace.configuration),
-      catalog: ClosureFenceCatalog { _, _ in others })
-    try await tracker.add(mission)
-    try await tracker.perform(.start, on: mission.id, at: .t(-1))
-    await tracker.waitUntilSourceEnds()
-    try await tracker.perform(.submit, on: mission.id, at: .t(10_000))
-    await tracker.shutdown()
+      configuration: .init(pipeline: try trace.configuration))
+    try await engine.open()
+    try await engine.perform(.start, on: mission.id, at: .t(-1))
+    _ = await engine.waitUntilTrackingEnds()
+    try await engine.perform(.submit, on: mission.id, at: .t(10_000))
+    await engine.shutdown()
     var published: [TrackingEvent] = []
-    for await event in tracker.events { published.append(event) }
+    for await event in engine.events { published.append(event) }
 
-    // The tracker adds lifecycle events and the end of the source, nothing else.
+    // The engine adds lifecycle events and the end of the source, nothing else.
     let withoutLifecycle = published.filter {
       if case .state = $0.kind { return false }
       if case .source(.ended, _) = $0.kind { return false }

@@ -50,25 +50,39 @@ final class RecordingSource: FixSource, @unchecked Sendable {
   func end() { lock.withLock { continuations.last }?.finish() }
 }
 
-/// A sink that records what it was asked, in order; can be told to fail commits.
-actor RecordingSink: TrackingSink {
+/// A store that logs what it was asked, in order, over an in-memory store; can be told to
+/// fail commits or records.
+actor RecordingStore: TrackingStore {
+  let inner: InMemoryTrackingStore
   private(set) var log: [String] = []
   private(set) var batches: [TrackingBatch] = []
   var failCommits = false
   var failRecords = false
+
+  init(_ missions: [Mission]) { inner = InMemoryTrackingStore(missions: missions) }
 
   func setFailCommits(_ value: Bool) { failCommits = value }
   func setFailRecords(_ value: Bool) { failRecords = value }
 
   struct Refused: Error {}
 
+  func changes(after token: Int64?) async throws -> MissionChanges {
+    try await inner.changes(after: token)
+  }
+
+  func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume? {
+    try await inner.resumePoint(ofMission: id)
+  }
+
   func commit(_ transition: MissionTransition) async throws {
     if failCommits { throw Refused() }
+    try await inner.commit(transition)
     log.append("commit \(transition.from.rawValue)->\(transition.to.rawValue)")
   }
 
   func record(_ batch: TrackingBatch) async throws {
     if failRecords { throw Refused() }
+    try await inner.record(batch)
     batches.append(batch)
     log.append("record " + batch.events.map(\.type).joined(separator: ","))
   }
