@@ -75,6 +75,8 @@ enum ReplayCommand: Command {
         sources: paths.map {
           TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
         }))
+    // A paced replay stands in for a live receiver: its events stream line by line.
+    if speed != nil { console.flushEveryLine() }
     let database = try databaseOption.open()
     let start: Date
     if let startAt {

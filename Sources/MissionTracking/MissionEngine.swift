@@ -255,6 +255,8 @@ public actor MissionEngine {
     }
     do {
       try await store.flush()
+    } catch TrackingError.changedElsewhere {
+      // Another process stopped the mission: what it did not see is not recorded, by design.
     } catch {
       failure = failure ?? "\(error)"
     }

@@ -34,6 +34,11 @@ final class CLISandbox {
   /// A path inside the sandbox.
   func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+  /// The text of file `name` in the sandbox ("" when absent).
+  func read(_ name: String) -> String {
+    (try? String(contentsOfFile: path(name), encoding: .utf8)) ?? ""
+  }
+
   /// Runs the tool with `--db` pointing at the sandbox database.
   func run(_ arguments: [String]) async -> (status: Int32, out: String, err: String) {
     let console = Console.capture()
