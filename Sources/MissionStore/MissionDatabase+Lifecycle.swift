@@ -31,7 +31,8 @@ extension MissionDatabase {
         guard let mission = try missionLocked(id, connection) else {
           throw StoreError.missionNotFound(id)
         }
-        guard let transition = try MissionLifecycle(mission: mission).transition(for: action, at: time)
+        guard
+          let transition = try MissionLifecycle(mission: mission).transition(for: action, at: time)
         else {
           return MissionTransition(
             missionID: id, action: action, from: mission.state, to: mission.state, time: time)

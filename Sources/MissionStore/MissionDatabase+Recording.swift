@@ -65,7 +65,8 @@ extension MissionDatabase {
     for event in events {
       if case .state = event.kind {
         throw StoreError.invalidEvent(
-          "a state event for mission \(event.missionID) is recorded by its transition, not as an event")
+          "a state event for mission \(event.missionID) is recorded by its transition, not as an event"
+        )
       }
     }
   }

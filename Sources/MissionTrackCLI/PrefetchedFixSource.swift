@@ -54,7 +54,9 @@ final class PrefetchedFixSource: FixSource, @unchecked Sendable {
 
   private func next() async throws -> SourceReport? {
     let (report, error, iterator) = lock.withLock {
-      () -> (SourceReport?, (any Error)?, AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?) in
+      () -> (
+        SourceReport?, (any Error)?, AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?
+      ) in
       if !buffered.isEmpty { return (buffered.removeFirst(), nil, nil) }
       if let failure = bufferedError {
         bufferedError = nil

@@ -30,6 +30,16 @@ public struct DistanceFilter: Sendable, Hashable {
       throw .invalidConfiguration(
         "distance filter \(minimumDistanceMeters) m: must be a finite number >= 0")
     }
+    self.init(
+      validMinimumDistanceMeters: minimumDistanceMeters, lastDelivered: lastDelivered,
+      travelledMeters: travelledMeters)
+  }
+
+  /// A filter whose distance is known to be finite and >= 0.
+  init(
+    validMinimumDistanceMeters minimumDistanceMeters: Double, lastDelivered: Coordinate?,
+    travelledMeters: Double
+  ) {
     self.minimumDistanceMeters = minimumDistanceMeters
     self.lastDelivered = lastDelivered
     self.travelledMeters = travelledMeters

@@ -39,8 +39,11 @@ public struct GeofenceEvaluator: Sendable {
       self.dwellSeconds = dwellSeconds
     }
 
+    /// A value already known to be valid (the defaults).
+    private init(validDwellSeconds: Double) { dwellSeconds = validDwellSeconds }
+
     /// The defaults: 60 s dwell.
-    public static let standard: Configuration = try! Configuration()
+    public static let standard = Configuration(validDwellSeconds: 60)
   }
 
   struct Slot: Sendable {

@@ -174,7 +174,9 @@ public actor MissionEngine {
     where filter: (@Sendable (MissionState) -> Bool)? = nil
   ) throws -> [ProximityMatch] {
     guard let grid else { return [] }
-    if let limit { return try grid.nearest(limit, to: coordinate, within: radiusMeters, where: filter) }
+    if let limit {
+      return try grid.nearest(limit, to: coordinate, within: radiusMeters, where: filter)
+    }
     return try grid.missions(within: radiusMeters, of: coordinate, where: filter)
   }
 
@@ -449,7 +451,8 @@ public actor MissionEngine {
           $0.distance(to: point) > configuration.nearbyRefreshMeters
         }
         if moved ?? true {
-          current.pipeline.replaceNearbyFences(otherFences(near: point, excluding: current.missionID))
+          current.pipeline.replaceNearbyFences(
+            otherFences(near: point, excluding: current.missionID))
           current.lastQueryPoint = point
         }
       }

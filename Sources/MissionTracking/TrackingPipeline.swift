@@ -45,8 +45,21 @@ public struct TrackingPipeline: Sendable {
       self.gapSeconds = gapSeconds
     }
 
+    /// Values already known to be valid (the defaults).
+    private init(
+      validCleaner cleaner: FixCleaner.Configuration, distanceFilterMeters: Double,
+      geofence: GeofenceEvaluator.Configuration, gapSeconds: Double
+    ) {
+      self.cleaner = cleaner
+      self.distanceFilterMeters = distanceFilterMeters
+      self.geofence = geofence
+      self.gapSeconds = gapSeconds
+    }
+
     /// The defaults: 100 m/s outliers, 10 m filter, 60 s dwell, 10 s gap.
-    public static let standard: Configuration = try! Configuration()
+    public static let standard = Configuration(
+      validCleaner: .standard, distanceFilterMeters: DistanceFilter.defaultMinimumDistanceMeters,
+      geofence: .standard, gapSeconds: 10)
   }
 
   /// What a restarted pipeline needs to continue without duplicate events.
@@ -94,9 +107,10 @@ public struct TrackingPipeline: Sendable {
     self.mission = mission
     self.configuration = configuration
     cleaner = FixCleaner(configuration: configuration.cleaner, anchor: resume?.lastDelivered)
-    // The distance was validated by `Configuration.init`.
-    filter = try! DistanceFilter(
-      minimumDistanceMeters: configuration.distanceFilterMeters,
+    // An invalid distance (set on the configuration's public member) filters nothing.
+    filter = DistanceFilter(
+      validMinimumDistanceMeters: configuration.distanceFilterMeters.isFinite
+        ? max(0, configuration.distanceFilterMeters) : 0,
       lastDelivered: resume?.lastDelivered?.coordinate,
       travelledMeters: resume?.travelledMeters ?? 0)
     var states = resume?.fenceStates ?? [:]

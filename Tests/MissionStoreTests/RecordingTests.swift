@@ -222,7 +222,8 @@ import Testing
       in: directory, missions: [Fixtures.mission("m", state: .active)], configuration: holdBatches)
     let t = Fixtures.start
     try database.record(Fixtures.fixEvent(0, mission: "m"))
-    let arrive = MissionTransition(missionID: "m", action: .arrive, from: .active, to: .arrived, time: t)
+    let arrive = MissionTransition(
+      missionID: "m", action: .arrive, from: .active, to: .arrived, time: t)
     try database.commit(arrive)
     #expect(database.pendingEventCount == 0)
     #expect(try database.mission(id: "m")?.state == .arrived)

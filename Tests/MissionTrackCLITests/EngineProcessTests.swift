@@ -71,7 +71,8 @@ import Testing
       ["replay", CLISandbox.walkGPX, "--db", db, "--mission", "sig-101", "--speed", "30"],
       in: box.directory, tag: "replay")
     try await Self.waitFor(#""type":"fix""#, in: "replay.out", of: box)
-    let submit = try await Self.run(box, ["missions", "submit", "sig-101", "--db", db], tag: "submit")
+    let submit = try await Self.run(
+      box, ["missions", "submit", "sig-101", "--db", db], tag: "submit")
     #expect(submit.status == 0)
     let submittedAt = Date()
     while replay.isRunning && Date().timeIntervalSince(submittedAt) < 10 {
@@ -104,7 +105,8 @@ import Testing
     let raw = try MissionDatabase(path: db)
     #expect(throws: StoreError.self) {
       try raw.insert([
-        Mission(id: "forced", coordinate: try Coordinate(latitude: 59.6, longitude: 17.7), state: .active)
+        Mission(
+          id: "forced", coordinate: try Coordinate(latitude: 59.6, longitude: 17.7), state: .active)
       ])
     }
   }

@@ -418,7 +418,8 @@ func waitUntil(
     try await engine.perform(.start, on: "m1", at: .t(0))
     _ = await engine.waitUntilTrackingEnds()
     let fenceEvents = await Self.drain(engine).filter { $0.fenceID != nil }
-    #expect(fenceEvents.map { "\($0.type) \($0.fenceID ?? "")" } == ["enter n1", "exit n1", "enter m1"])
+    #expect(
+      fenceEvents.map { "\($0.type) \($0.fenceID ?? "")" } == ["enter n1", "exit n1", "enter m1"])
     #expect(fenceEvents.allSatisfy { $0.missionID == "m1" })
   }
 }
