@@ -137,8 +137,8 @@ extension MissionDatabase {
         try log.bind(travelled, at: index + 4)
       } else {
         try log.bind(event.jsonLine, at: index + 2)
-        try log.bind(nil as Double?, at: index + 3)
-        try log.bind(nil as Double?, at: index + 4)
+        try log.bind(distance, at: index + 3)
+        try log.bind(travelled, at: index + 4)
       }
       index += 5
     }
@@ -146,7 +146,7 @@ extension MissionDatabase {
   }
 
   /// Whether a fix event's JSON line comes back byte-identical when rebuilt from its track
-  /// row and the stored distance and travelled numbers (see `compactFixLine`): the event
+  /// row and the stored distance and travelled numbers (see `storedEvent(from:)`): the event
   /// time is the fix's time (same stored microseconds) and prints the same after the
   /// microsecond rounding, and every number is finite and not `-0.0` (SQLite may store an
   /// integral REAL as an integer, which would lose the sign of zero; a non-finite value

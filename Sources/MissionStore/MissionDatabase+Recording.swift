@@ -205,15 +205,49 @@ extension MissionDatabase {
     delta.events += 1
   }
 
+  /// Appends `event` to the events table in its typed columns (`json` stays empty: the
+  /// line is rebuilt from them on read).
   func insertEventLocked(_ event: TrackingEvent, time: Int64, _ connection: SQLiteConnection)
     throws
   {
     let insert = try connection.cached(
-      "INSERT INTO events (mission_id, type, time_us, json) VALUES (?, ?, ?, ?)")
+      """
+      INSERT INTO events (mission_id, type, time_us, json, distance_m, fence_id, initial,
+        seconds, from_state, to_state, status, detail, count)
+      VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """)
     try insert.bind(event.missionID, at: 1)
     try insert.bind(event.type, at: 2)
     try insert.bind(time, at: 3)
-    try insert.bind(event.jsonLine, at: 4)
+    var distance: Double?
+    var fence: String?
+    var initial: Int?
+    var seconds: Double?
+    var from: String?
+    var to: String?
+    var status: String?
+    var detail: String?
+    var count: Int?
+    switch event.kind {
+    case .fix(_, let meters, _): distance = meters
+    case .enter(let id, let meters, let isInitial):
+      (fence, distance, initial) = (id, meters, isInitial ? 1 : 0)
+    case .dwell(let id, let dwell): (fence, seconds) = (id, dwell)
+    case .exit(let id, let meters): (fence, distance) = (id, meters)
+    case .crossed(let id, let meters): (fence, distance) = (id, meters)
+    case .state(let old, let new): (from, to) = (old.rawValue, new.rawValue)
+    case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
+    case .rejected(let reason, let number): (status, count) = (reason, number)
+    }
+    try insert.bind(distance, at: 4)
+    try insert.bind(fence, at: 5)
+    try insert.bind(initial, at: 6)
+    try insert.bind(seconds, at: 7)
+    try insert.bind(from, at: 8)
+    try insert.bind(to, at: 9)
+    try insert.bind(status, at: 10)
+    try insert.bind(detail, at: 11)
+    try insert.bind(count, at: 12)
     try insert.run()
   }
 

@@ -65,44 +65,66 @@ extension MissionDatabase {
         }
       defer { select.reset() }
       var events: [StoredEvent] = []
-      while try select.step() {
-        let missionID = select.string(at: 1) ?? ""
-        let time = date(microseconds: select.int64(at: 3))
-        var line = select.string(at: 4) ?? ""
-        if line.isEmpty { line = compactFixLine(select, missionID: missionID, time: time) }
-        events.append(
-          StoredEvent(
-            sequence: select.int64(at: 0), missionID: missionID,
-            type: select.string(at: 2) ?? "", time: time, jsonLine: line))
-      }
+      while try select.step() { events.append(storedEvent(from: select)) }
       return events
     }
   }
 
-  /// The columns of an event row and, for a compact fix event (empty `json`, schema
-  /// version 2), of its track row (same mission and time) to rebuild the line from.
+  /// The columns of an event row and, for a `fix` event, of its track row (same mission
+  /// and time) that holds its fix.
   static let eventColumns = """
     e.seq, e.mission_id, e.type, e.time_us, e.json, e.distance_m, e.travelled_m,
-      t.lat, t.lon, t.alt_m, t.eph_m, t.speed_mps, t.course_deg
+      t.lat, t.lon, t.alt_m, t.eph_m, t.speed_mps, t.course_deg,
+      e.fence_id, e.initial, e.seconds, e.from_state, e.to_state, e.status, e.detail, e.count,
+      t.mode, t.satellites, t.source
     FROM events AS e LEFT JOIN track AS t
-      ON e.json = '' AND t.mission_id = e.mission_id AND t.time_us = e.time_us
+      ON e.type = 'fix' AND t.mission_id = e.mission_id AND t.time_us = e.time_us
     """
 
-  /// The JSON line of a compact fix event: the event rebuilt from its track row and stored
-  /// numbers, printed by `TrackingEvent.jsonLine` (what was printed when it was recorded;
-  /// `rebuildsExactly` admits only events for which that holds).
-  func compactFixLine(_ row: SQLiteStatement, missionID: String, time: Date) -> String {
-    let fix = Fix(
-      time: time,
-      coordinate: Coordinate(uncheckedLatitude: row.double(at: 7), longitude: row.double(at: 8)),
-      source: "", altitudeMeters: row.optionalDouble(at: 9),
-      horizontalAccuracyMeters: row.optionalDouble(at: 10),
-      speedMetersPerSecond: row.optionalDouble(at: 11), courseDegrees: row.optionalDouble(at: 12))
-    return TrackingEvent(
-      time: time, missionID: missionID,
-      kind: .fix(
-        fix, distanceToMissionMeters: row.double(at: 5), travelledMeters: row.double(at: 6))
-    ).jsonLine
+  /// The event of a row of `eventColumns`, with the line it prints: rebuilt from the typed
+  /// columns, or the stored text where there is one (rows of older versions, and fix
+  /// events whose line would not rebuild byte for byte).
+  func storedEvent(from row: SQLiteStatement) -> StoredEvent {
+    let missionID = row.string(at: 1) ?? ""
+    let time = date(microseconds: row.int64(at: 3))
+    let text = row.string(at: 4) ?? ""
+    let distance = row.optionalDouble(at: 5) ?? .nan
+    let fence = row.string(at: 13) ?? missionID
+    let kind: TrackingEvent.Kind
+    switch row.string(at: 2) ?? "" {
+    case "fix":
+      let fix = Fix(
+        time: time,
+        coordinate: Coordinate(uncheckedLatitude: row.double(at: 7), longitude: row.double(at: 8)),
+        mode: FixMode(rawValue: Int(row.optionalInt64(at: 21) ?? 3)) ?? .threeD,
+        source: row.string(at: 23) ?? "", altitudeMeters: row.optionalDouble(at: 9),
+        horizontalAccuracyMeters: row.optionalDouble(at: 10),
+        speedMetersPerSecond: row.optionalDouble(at: 11), courseDegrees: row.optionalDouble(at: 12),
+        satellitesUsed: row.optionalInt64(at: 22).map { Int($0) })
+      kind = .fix(
+        fix, distanceToMissionMeters: distance, travelledMeters: row.optionalDouble(at: 6) ?? .nan)
+    case "enter":
+      kind = .enter(fenceID: fence, distanceMeters: distance, initial: row.int64(at: 14) != 0)
+    case "dwell":
+      kind = .dwell(fenceID: fence, dwellSeconds: row.optionalDouble(at: 15) ?? .nan)
+    case "exit":
+      kind = .exit(fenceID: fence, distanceMeters: distance)
+    case "crossed":
+      kind = .crossed(fenceID: fence, closestDistanceMeters: distance)
+    case "state":
+      kind = .state(
+        from: MissionState(rawValue: row.string(at: 16) ?? "") ?? .open,
+        to: MissionState(rawValue: row.string(at: 17) ?? "") ?? .open)
+    case "rejected":
+      kind = .rejected(reason: row.string(at: 18) ?? "", count: Int(row.optionalInt64(at: 20) ?? 0))
+    default:
+      kind = .source(
+        SourceStatus.Kind(rawValue: row.string(at: 18) ?? "") ?? .disconnected,
+        detail: row.string(at: 19) ?? "")
+    }
+    let event = TrackingEvent(time: time, missionID: missionID, kind: kind)
+    return StoredEvent(
+      sequence: row.int64(at: 0), event: event, jsonLine: text.isEmpty ? nil : text)
   }
 
   /// The events of mission `id` as JSON lines (no newlines), oldest first.

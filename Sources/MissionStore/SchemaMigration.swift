@@ -26,7 +26,34 @@ struct SchemaMigration: Sendable {
   ///   `mission_removals`; a tracking process asks for `rev` above the last it saw.
   /// - `tracking_sessions`: the distance travelled by the tracked mission, as the engine
   ///   computed it, for a resume.
+  /// - Typed events: every member of an event has its column (`fence_id`, `initial`,
+  ///   `seconds` (dwell), `from_state`, `to_state`, `status` (source status or rejection
+  ///   reason), `detail`, `count`, and `distance_m` for enter, exit and the closest approach
+  ///   of crossed), so events are read back as values, never re-parsed. Rows written before
+  ///   get their columns from their JSON text here (SQLite's JSON functions) and keep the
+  ///   text as the line they print.
   static let engineSupport = """
+    ALTER TABLE events ADD COLUMN fence_id TEXT;
+    ALTER TABLE events ADD COLUMN initial INTEGER;
+    ALTER TABLE events ADD COLUMN seconds REAL;
+    ALTER TABLE events ADD COLUMN from_state TEXT;
+    ALTER TABLE events ADD COLUMN to_state TEXT;
+    ALTER TABLE events ADD COLUMN status TEXT;
+    ALTER TABLE events ADD COLUMN detail TEXT;
+    ALTER TABLE events ADD COLUMN count INTEGER;
+    UPDATE events SET
+      fence_id = json_extract(json, '$.fence_id'),
+      initial = json_extract(json, '$.initial'),
+      seconds = json_extract(json, '$.dwell_s'),
+      from_state = json_extract(json, '$.from'),
+      to_state = json_extract(json, '$.to'),
+      status = coalesce(json_extract(json, '$.status'), json_extract(json, '$.reason')),
+      detail = json_extract(json, '$.detail'),
+      count = json_extract(json, '$.count'),
+      distance_m = coalesce(distance_m, json_extract(json, '$.distance_m'),
+        json_extract(json, '$.closest_m')),
+      travelled_m = coalesce(travelled_m, json_extract(json, '$.travelled_m'))
+    WHERE json != '' AND json_valid(json);
     INSERT INTO transitions (mission_id, action, from_state, to_state, time_us)
       SELECT id, 'cancel', state, 'cancelled', updated_us FROM missions
       WHERE state IN ('active', 'arrived') AND id != (

@@ -58,9 +58,7 @@ enum ReportCommand: Command {
       }
       // The map draws this mission's fence only, so fence events of other missions'
       // fences passed on the way (the tracker watches every fence) are left out.
-      let events = try database.events(ofMission: id).compactMap {
-        TrackingEvent(jsonLine: $0.jsonLine)
-      }.filter { event in
+      let events = try database.events(ofMission: id).map(\.event).filter { event in
         switch event.kind {
         case .enter(let fence, _, _), .dwell(let fence, _), .exit(let fence, _),
           .crossed(let fence, _):

@@ -102,6 +102,9 @@ import Testing
     let directory = try TemporaryDirectory()
     let path = directory.path()
     let old = Fixtures.fixEvent(0, mission: "m")
+    let enter = TrackingEvent(
+      time: old.time, missionID: "m",
+      kind: .enter(fenceID: "n", distanceMeters: 12.5, initial: true))
     do {
       let v1 = try MissionDatabase(
         path: path, configuration: StoreConfiguration(),
@@ -120,17 +123,23 @@ import Testing
         try track.bind(fix.coordinate.longitude, at: 4)
         try track.run()
         let event = try connection.cached(
-          "INSERT INTO events (mission_id, type, time_us, json) VALUES ('m', 'fix', ?, ?)")
-        try event.bind(microseconds(old.time), at: 1)
-        try event.bind(old.jsonLine, at: 2)
-        try event.run()
+          "INSERT INTO events (mission_id, type, time_us, json) VALUES ('m', ?, ?, ?)")
+        for stored in [old, enter] {
+          try event.bind(stored.type, at: 1)
+          try event.bind(microseconds(stored.time), at: 2)
+          try event.bind(stored.jsonLine, at: 3)
+          try event.run()
+          event.reset()
+        }
       }
       try v1.close()
     }
     let upgraded = try MissionDatabase(path: path)
     let new = (1..<5).map { Fixtures.fixEvent($0, mission: "m") }
     try upgraded.record(contentsOf: new)
-    #expect(try upgraded.eventLines(ofMission: "m") == ([old] + new).map(\.jsonLine))
+    #expect(try upgraded.eventLines(ofMission: "m") == ([old, enter] + new).map(\.jsonLine))
+    // Version 3 gave the old rows their typed columns: they read back as values.
+    #expect(try upgraded.events(ofMission: "m")[1].event == enter)
     try upgraded.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA user_version") == 3)
       #expect(try connection.integer("SELECT count(*) FROM events WHERE json = ''") == 4)

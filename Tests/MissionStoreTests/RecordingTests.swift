@@ -58,6 +58,8 @@ import Testing
     }
     #expect(try database.eventLines(ofMission: "m") == events.map(\.jsonLine))
     #expect(try database.events(ofMission: "m").map(\.type) == events.map(\.type))
+    // Typed rows: every event reads back as the value that was recorded.
+    #expect(try database.events(ofMission: "m").map(\.event) == events)
     // Fence state is the engine's decision, carried by a batch: events alone store none.
     #expect(try database.fenceStates(ofMission: "m").isEmpty)
     #expect(try database.rejectionCounts(ofMission: "m") == ["outlier": 5, "duplicate": 1])
