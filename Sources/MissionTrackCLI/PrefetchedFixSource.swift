@@ -4,35 +4,38 @@ import MissionTracking
 /// A source whose first reports are read ahead, so that a replay knows the trace's own start
 /// time before it starts the mission (its `accept` and `start` are stamped with it).
 ///
-/// `firstFixTime()` reads up to the first valid fix and keeps what it read; `reports()`
-/// then hands out those reports followed by the rest of the same iteration, once. Works
-/// for files and for standard input alike.
+/// `firstFixTime()` reads up to the first valid fix and keeps what it read; the source then
+/// hands out those reports followed by the rest of the same iteration, once. Works for
+/// files and for standard input alike.
 ///
 /// `@unchecked Sendable`: the iterator and the buffer are only touched while holding
 /// `lock`, and the engine iterates the source from one task at a time.
 final class PrefetchedFixSource: FixSource, @unchecked Sendable {
+  private typealias Batches = AsyncThrowingStream<[SourceReport], any Error>
   private let lock = NSLock()
   private let inner: any FixSource
-  private var iterator: AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?
-  private var buffered: [SourceReport] = []
+  private var iterator: Batches.AsyncIterator?
+  private var buffered: [[SourceReport]] = []
   private var bufferedError: (any Error)?
   private var exhausted = false
 
   init(_ inner: any FixSource) { self.inner = inner }
 
-  /// The time of the first valid fix (not invalid: a fix, in range, not (0, 0)), or nil
-  /// when the source ends (or fails) without one.
+  /// The time of the first valid fix (a fix, in range, not (0, 0)), or nil when the source
+  /// ends (or fails) without one.
   func firstFixTime() async -> Date? {
-    var iterator = lock.withLock { self.iterator ?? inner.reports().makeAsyncIterator() }
-    var read: [SourceReport] = []
+    var iterator = lock.withLock { self.iterator ?? inner.reportBatches().makeAsyncIterator() }
+    var read: [[SourceReport]] = []
     var found: Date?
     var failure: (any Error)?
     do {
-      while let report = try await iterator.next() {
-        read.append(report)
-        if case .fix(let fix) = report, FixCleaner.invalidity(of: fix) == nil {
-          found = fix.time
-          break
+      search: while let batch = try await iterator.next() {
+        read.append(batch)
+        for report in batch {
+          if case .fix(let fix) = report, FixCleaner.invalidity(of: fix) == nil {
+            found = fix.time
+            break search
+          }
         }
       }
     } catch {
@@ -48,26 +51,35 @@ final class PrefetchedFixSource: FixSource, @unchecked Sendable {
     return found
   }
 
-  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
-    AsyncThrowingStream { [self] in try await self.next() }
+  func reportBatches() -> AsyncThrowingStream<[SourceReport], any Error> {
+    AsyncThrowingStream { [self] in try await self.nextBatch() }
   }
 
-  private func next() async throws -> SourceReport? {
-    let (report, error, iterator) = lock.withLock {
-      () -> (
-        SourceReport?, (any Error)?, AsyncThrowingStream<SourceReport, any Error>.AsyncIterator?
-      ) in
+  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+    var pending: [SourceReport] = []
+    return AsyncThrowingStream { [self] in
+      while pending.isEmpty {
+        guard let batch = try await self.nextBatch() else { return nil }
+        pending = batch.reversed()
+      }
+      return pending.popLast()
+    }
+  }
+
+  private func nextBatch() async throws -> [SourceReport]? {
+    let (batch, error, iterator) = lock.withLock {
+      () -> ([SourceReport]?, (any Error)?, Batches.AsyncIterator?) in
       if !buffered.isEmpty { return (buffered.removeFirst(), nil, nil) }
       if let failure = bufferedError {
         bufferedError = nil
         return (nil, failure, nil)
       }
       if exhausted { return (nil, nil, nil) }
-      let current = self.iterator ?? inner.reports().makeAsyncIterator()
+      let current = self.iterator ?? inner.reportBatches().makeAsyncIterator()
       self.iterator = nil
       return (nil, nil, current)
     }
-    if let report { return report }
+    if let batch { return batch }
     if let error { throw error }
     guard var iterator else { return nil }
     let next = try await iterator.next()

@@ -395,12 +395,12 @@ public actor MissionEngine {
     }
     session = Session(missionID: mission.id, generation: generation, pipeline: pipeline)
     // Opened here, on the actor, so that the source runs when the caller returns.
-    let reports = source.reports()
+    let batches = source.reportBatches()
     let generation = self.generation
     session?.task = Task { [weak self] in
       do {
-        for try await report in reports {
-          guard let self, await self.handle(report, generation: generation) else { break }
+        for try await batch in batches {
+          guard let self, await self.handle(batch, generation: generation) else { break }
         }
         await self?.sourceEnded(generation: generation, error: nil)
       } catch {
@@ -434,36 +434,55 @@ public actor MissionEngine {
 
   // MARK: - Reports
 
-  /// Processes one report; false when the session is gone and the iteration should end.
-  private func handle(_ report: SourceReport, generation: Int) async -> Bool {
+  /// Processes a batch of reports; false when the session is gone and the iteration should
+  /// end. The events are recorded and published together, except that the first enter of
+  /// the mission's own fence is published (and the mission arrives) before the next report
+  /// is processed.
+  private func handle(_ batch: [SourceReport], generation: Int) async -> Bool {
     await acquire()
     defer { release() }
     guard var current = session, current.generation == generation, !current.finished else {
       return false
     }
     scratch.removeAll(keepingCapacity: true)
-    switch report {
-    case .fix(let fix):
-      // Invalid reports (no fix, (0, 0)) never move the neighbourhood.
-      if configuration.evaluatesOtherFences, FixCleaner.invalidity(of: fix) == nil {
-        let point = fix.coordinate
-        let moved = current.lastQueryPoint.map {
-          $0.distance(to: point) > configuration.nearbyRefreshMeters
+    var mayArrive = lifecycles[current.missionID]?.state == .active
+    for report in batch {
+      let before = scratch.count
+      switch report {
+      case .fix(let fix):
+        // Invalid reports (no fix, (0, 0)) never move the neighbourhood.
+        if configuration.evaluatesOtherFences, FixCleaner.invalidity(of: fix) == nil {
+          let point = fix.coordinate
+          let moved = current.lastQueryPoint.map {
+            $0.distance(to: point) > configuration.nearbyRefreshMeters
+          }
+          if moved ?? true {
+            current.pipeline.replaceNearbyFences(
+              otherFences(near: point, excluding: current.missionID))
+            current.lastQueryPoint = point
+          }
         }
-        if moved ?? true {
-          current.pipeline.replaceNearbyFences(
-            otherFences(near: point, excluding: current.missionID))
-          current.lastQueryPoint = point
-        }
+        current.pipeline.process(fix, into: &scratch)
+        current.lastReportTime = fix.time
+      case .status(let status):
+        if status.kind == .ended { current.endReported = true }
+        scratch.append(
+          TrackingEvent(
+            time: current.lastReportTime ?? status.time, missionID: current.missionID,
+            kind: .source(status.kind, detail: status.detail)))
       }
-      current.pipeline.process(fix, into: &scratch)
-      current.lastReportTime = fix.time
-    case .status(let status):
-      if status.kind == .ended { current.endReported = true }
-      scratch.append(
-        TrackingEvent(
-          time: current.lastReportTime ?? status.time, missionID: current.missionID,
-          kind: .source(status.kind, detail: status.detail)))
+      guard mayArrive, scratch[before...].contains(where: isOwnEnter) else { continue }
+      mayArrive = false
+      session = current
+      do {
+        try await publish(scratch)
+      } catch {
+        fail(error)
+        return false
+      }
+      guard let updated = session, updated.generation == generation else { return false }
+      current = updated
+      scratch.removeAll(keepingCapacity: true)
     }
     session = current
     do {
@@ -473,6 +492,12 @@ public actor MissionEngine {
       return false
     }
     return session?.generation == generation
+  }
+
+  /// Whether `event` enters the tracked mission's own fence.
+  private func isOwnEnter(_ event: TrackingEvent) -> Bool {
+    if case .enter(let fence, _, _) = event.kind { return fence == event.missionID }
+    return false
   }
 
   private func otherFences(near point: Coordinate, excluding id: String) -> [Geofence] {

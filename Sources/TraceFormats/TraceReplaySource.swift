@@ -54,6 +54,16 @@ public struct TraceReplaySource: FixSource {
     let state = ReplayState(source: self)
     return AsyncThrowingStream(unfolding: { try await state.next() })
   }
+
+  /// As `reports()`, but as fast as possible the fixes of each chunk the reader decoded come
+  /// as one batch (a paced replay still hands them out one by one, on time).
+  public func reportBatches() -> AsyncThrowingStream<[SourceReport], any Error> {
+    let state = ReplayState(source: self)
+    if case .realTime = pacing {
+      return AsyncThrowingStream(unfolding: { try await state.next().map { [$0] } })
+    }
+    return AsyncThrowingStream(unfolding: { try await state.nextBatch() })
+  }
 }
 
 /// The reader and pacing state of one replay. Mutable state is touched only inside
@@ -95,6 +105,35 @@ private final class ReplayState: @unchecked Sendable {
       }
     }
     return report
+  }
+
+  /// The reports of the rest of the current chunk (at least one), or nil at the end or when
+  /// the consumer was cancelled. For unpaced replays only.
+  func nextBatch() async throws -> [SourceReport]? {
+    if Task.isCancelled {
+      queue.sync { close() }
+      return nil
+    }
+    let item: Result<[SourceReport]?, TraceError> = await withCheckedContinuation {
+      continuation in
+      queue.async {
+        switch self.nextOnQueue() {
+        case .failure(let error): continuation.resume(returning: .failure(error))
+        case .success(nil): continuation.resume(returning: .success(nil))
+        case .success(let (first, _)?):
+          var batch = [first]
+          if case .fix = first {
+            batch.reserveCapacity(self.buffer.count - self.index + 1)
+            while self.index < self.buffer.count {
+              batch.append(.fix(self.buffer[self.index]))
+              self.index += 1
+            }
+          }
+          continuation.resume(returning: .success(batch))
+        }
+      }
+    }
+    return try item.get()
   }
 
   /// The next report with its offset in trace seconds from the first fix (nil: deliver at

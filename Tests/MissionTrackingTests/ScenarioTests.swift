@@ -110,8 +110,10 @@ import Testing
     #expect(summarized == trace.expected.rejected, "\(name)")
   }
 
-  @Test(arguments: ScenarioTrace.names)
-  func enginePublishesThePipelineEventsInFixTimeOrder(_ name: String) async throws {
+  @Test(arguments: ScenarioTrace.names, [1, 64])
+  func enginePublishesThePipelineEventsInFixTimeOrder(_ name: String, batchSize: Int)
+    async throws
+  {
     let trace = try ScenarioTrace(name)
     let (_, pipelineEvents) = try Self.run(trace)
     var mission = trace.missions[0]
@@ -124,7 +126,7 @@ import Testing
             other.state = .open
             return other
           }),
-      source: ReplaySource(trace.fixes.map(SourceReport.fix)),
+      source: ReplaySource(trace.fixes.map(SourceReport.fix), batchSize: batchSize),
       configuration: .init(pipeline: try trace.configuration))
     try await engine.open()
     try await engine.perform(.start, on: mission.id, at: .t(-1))

@@ -1,13 +1,28 @@
 import Foundation
 import MissionTracking
 
-/// A finite source that yields fixed reports (a replayed trace).
+/// A finite source that yields fixed reports (a replayed trace), `batchSize` at a time.
 struct ReplaySource: FixSource {
   let items: [SourceReport]
-  init(_ items: [SourceReport]) { self.items = items }
+  let batchSize: Int
+  init(_ items: [SourceReport], batchSize: Int = 1) {
+    self.items = items
+    self.batchSize = batchSize
+  }
   func reports() -> AsyncThrowingStream<SourceReport, any Error> {
     AsyncThrowingStream { continuation in
       for item in items { continuation.yield(item) }
+      continuation.finish()
+    }
+  }
+  func reportBatches() -> AsyncThrowingStream<[SourceReport], any Error> {
+    AsyncThrowingStream { continuation in
+      var start = 0
+      while start < items.count {
+        let end = min(items.count, start + batchSize)
+        continuation.yield(Array(items[start..<end]))
+        start = end
+      }
       continuation.finish()
     }
   }
