@@ -17,7 +17,7 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
-    .target(name: "TraceFormats", dependencies: ["MissionTracking"]),
+    .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(name: "GPSDSource", dependencies: ["MissionTracking", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
     .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),

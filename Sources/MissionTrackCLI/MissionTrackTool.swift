@@ -13,6 +13,7 @@ public enum MissionTrackTool {
     ExportCommand.self,
     ReportCommand.self,
     DistanceCommand.self,
+    TraceCommand.self,
   ]
 
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:
