@@ -6,8 +6,8 @@ import MissionTracking
 ///
 /// Each line is `{"class":"TPV","device":…,"mode":2|3,"time":…,"lat":…,"lon":…}` plus
 /// `altMSL`, `eph` (horizontal accuracy, metres), `speed` (m/s) and `track` (degrees) when
-/// known. Numbers are written in Swift's shortest round-trip form, so they read back exactly;
-/// times are RFC 3339 UTC to the millisecond. Satellite counts are not part of a TPV.
+/// known. Numbers are written in Swift's shortest round-trip form, so the text loses no
+/// precision; times are RFC 3339 UTC to the millisecond. Satellite counts are not part of a TPV.
 ///
 /// ```swift
 /// let text = GPSDJSONWriter.document(for: fixes)
