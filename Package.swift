@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "MissionProximity", targets: ["MissionProximity"]),
     .library(name: "MissionTracking", targets: ["MissionTracking"]),
+    .library(name: "TraceFormats", targets: ["TraceFormats"]),
     .executable(name: "missiontrack", targets: ["missiontrack"]),
     .executable(name: "missiontrack-bench", targets: ["missiontrack-bench"]),
   ],
