@@ -7,7 +7,9 @@ let package = Package(
   products: [
     .library(name: "MissionProximity", targets: ["MissionProximity"]),
     .library(name: "MissionTracking", targets: ["MissionTracking"]),
+    .library(name: "TraceFormats", targets: ["TraceFormats"]),
     .executable(name: "missiontrack", targets: ["missiontrack"]),
+    .executable(name: "missiontrack-bench", targets: ["missiontrack-bench"]),
   ],
   targets: [
     .systemLibrary(
@@ -16,21 +18,38 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
-    .target(name: "TraceFormats", dependencies: ["MissionTracking"]),
+    .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(name: "GPSDSource", dependencies: ["MissionTracking", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
+    .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(
       name: "MissionTrackCLI",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "GPSDSource", "MissionStore",
+        "MissionReporting",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
+    // Benchmarks: not part of the shipped `missiontrack`; run with
+    // `swift run -c release missiontrack-bench BENCHMARK`.
+    .target(
+      name: "MissionTrackBenchmarks",
+      dependencies: [
+        "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionTrackCLI",
+      ]),
+    .executableTarget(name: "missiontrack-bench", dependencies: ["MissionTrackBenchmarks"]),
     .testTarget(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
     .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource", "MissionStore"]),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
-    .testTarget(name: "MissionTrackCLITests", dependencies: ["MissionTrackCLI"]),
+    // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).
+    .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
+    .testTarget(
+      name: "MissionReportingTests", dependencies: ["MissionReporting", "SVGTestSupport"]),
+    .testTarget(
+      name: "MissionTrackCLITests",
+      dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport"]),
+    .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
   ]
 )

@@ -28,7 +28,7 @@
 /// **Concurrency.** A value type with copy-on-write storage, `Sendable` when `Payload` is.
 /// Any number of tasks may query their copies at once; a writer mutates its own copy, and
 /// the first write after a copy was shared duplicates the storage (O(n), measured by
-/// `missiontrack bench nearby`). A typical owner is an actor that applies updates and hands
+/// `missiontrack-bench nearby`). A typical owner is an actor that applies updates and hands
 /// out the current value as a snapshot for queries.
 ///
 /// **Memory.** Per mission: a 24-byte slot (latitude, longitude, two 32-bit links), the

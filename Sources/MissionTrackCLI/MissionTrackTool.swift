@@ -13,7 +13,7 @@ public enum MissionTrackTool {
     ExportCommand.self,
     ReportCommand.self,
     DistanceCommand.self,
-    BenchCommand.self,
+    TraceCommand.self,
   ]
 
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:

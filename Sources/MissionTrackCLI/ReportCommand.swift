@@ -1,4 +1,5 @@
 import Foundation
+import MissionReporting
 import MissionTracking
 
 /// `missiontrack report ID -o FILE`: a self-contained map picture of a mission.

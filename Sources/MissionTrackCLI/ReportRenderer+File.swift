@@ -1,4 +1,5 @@
 import Foundation
+import MissionReporting
 
 extension ReportRenderer {
   /// Renders `report` into the file at `path`, as SVG or HTML by its extension, replacing

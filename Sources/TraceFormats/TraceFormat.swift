@@ -18,7 +18,7 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
   ///   - isComplete: Whether `prefix` is the whole trace (so a partial last line counts).
   /// - Returns: The format, or nil when the prefix does not tell (yet).
   /// - Complexity: O(`prefix.count`).
-  public static func detect(in prefix: UnsafeRawBufferPointer, isComplete: Bool = false)
+  static func detect(in prefix: UnsafeRawBufferPointer, isComplete: Bool = false)
     -> TraceFormat?
   {
     let bytes = prefix.bindMemory(to: UInt8.self)

@@ -147,7 +147,7 @@ public final class TraceReader {
   }
 
   /// The decoder for a detected format: where the format is wired to its reader.
-  public static func makeDecoder(
+  static func makeDecoder(
     for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?
   ) throws(TraceError) -> any TraceDecoder {
     switch format {

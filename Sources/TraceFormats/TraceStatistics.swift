@@ -16,8 +16,8 @@ public struct TraceStatistics: Sendable, Hashable {
   public var skippedTotal: Int { skipped.values.reduce(0, +) }
 
   /// Counts one skipped record for `reason`.
-  public mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
+  mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
 
   /// Counts one warning of `kind`.
-  public mutating func warn(_ kind: String) { warnings[kind, default: 0] += 1 }
+  mutating func warn(_ kind: String) { warnings[kind, default: 0] += 1 }
 }

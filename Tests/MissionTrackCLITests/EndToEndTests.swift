@@ -1,4 +1,5 @@
 import Foundation
+import SVGTestSupport
 import Testing
 
 /// The built `missiontrack` binary run through `Process` on a temporary database: the path a

@@ -1,6 +1,7 @@
 import Foundation
 import MissionStore
 import MissionTracking
+import SVGTestSupport
 import Testing
 
 @testable import MissionTrackCLI

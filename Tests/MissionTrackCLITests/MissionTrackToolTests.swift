@@ -112,12 +112,11 @@ import Testing
     #expect(nan.status == 64)
   }
 
-  @Test func benchWithoutANameIsAUsageError() async {
-    let result = await run(["bench"])
+  @Test func benchmarksAreNotPartOfTheShippedTool() async {
+    let result = await run(["bench", "pipeline"])
     #expect(result.status == 64)
-    #expect(result.err == "missiontrack bench: which benchmark? (see --help)\n")
-    let unknown = await run(["bench", "nothing"])
-    #expect(unknown.status == 64)
-    #expect(unknown.err == "missiontrack bench: unknown benchmark 'nothing'\n")
+    #expect(result.err == "missiontrack: unknown command 'bench' (see 'missiontrack --help')\n")
+    let overview = await run(["--help"])
+    #expect(!overview.out.contains("bench"))
   }
 }

@@ -6,24 +6,28 @@ import Foundation
 
 /// An SVG document read back with Foundation's `XMLParser`: every element with its attributes
 /// and direct text, and whether the parser really reached the closing `</svg>`.
-struct ParsedSVG {
-  struct Element {
-    var name: String
-    var attributes: [String: String]
-    var text: String
+package struct ParsedSVG {
+  /// One element: its name, attributes, direct text and where it sits.
+  package struct Element {
+    package var name: String
+    package var attributes: [String: String]
+    package var text: String
     /// Names of the enclosing elements, outermost first.
-    var ancestors: [String]
+    package var ancestors: [String]
     /// Class attributes of the enclosing elements.
-    var ancestorClasses: [String]
+    package var ancestorClasses: [String]
   }
 
-  var elements: [Element] = []
-  var error: String?
+  /// Every element in document order.
+  package var elements: [Element] = []
+  /// Why parsing failed, or nil.
+  package var error: String?
   /// True only when the root `svg` element was closed and the document ended: on Linux
   /// `XMLParser` may report success on truncated input, so this is checked separately.
-  var complete = false
+  package var complete = false
 
-  init(_ text: String) {
+  /// Parses `text` as XML.
+  package init(_ text: String) {
     let delegate = Delegate()
     let parser = XMLParser(data: Data(text.utf8))
     parser.delegate = delegate
@@ -37,7 +41,7 @@ struct ParsedSVG {
   }
 
   /// Elements named `name` whose class list contains `cssClass` (when given).
-  func elements(_ name: String, class cssClass: String? = nil) -> [Element] {
+  package func elements(_ name: String, class cssClass: String? = nil) -> [Element] {
     elements.filter { element in
       guard element.name == name else { return false }
       guard let cssClass else { return true }
@@ -46,14 +50,14 @@ struct ParsedSVG {
   }
 
   /// Elements anywhere whose class list contains `cssClass`.
-  func withClass(_ cssClass: String) -> [Element] {
+  package func withClass(_ cssClass: String) -> [Element] {
     elements.filter {
       ($0.attributes["class"] ?? "").split(separator: " ").contains(Substring(cssClass))
     }
   }
 
   /// The `points` attribute parsed into pairs.
-  static func points(_ attribute: String?) -> [(x: Double, y: Double)] {
+  package static func points(_ attribute: String?) -> [(x: Double, y: Double)] {
     (attribute ?? "").split(separator: " ").compactMap { pair in
       let parts = pair.split(separator: ",")
       guard parts.count == 2, let x = Double(parts[0]), let y = Double(parts[1]) else {

@@ -1,19 +1,20 @@
 import Foundation
 import MissionStore
+import MissionTrackCLI
 import MissionTracking
 
-/// `missiontrack bench store`: fix ingest through the group-committed recorder against one
+/// `missiontrack-bench store`: fix ingest through the group-committed recorder against one
 /// transaction per fix, and the time to open a database of many missions and read them back
 /// for the proximity index.
-enum StoreBenchmark: Command {
+enum StoreBenchmark: Benchmark {
   static let name = "store"
   static let summary = "SQLite ingest (group commit vs per-fix) and bulk mission read"
   static let help = """
     NAME
-      missiontrack bench store - measure the SQLite store
+      missiontrack-bench store - measure the SQLite store
 
     SYNOPSIS
-      missiontrack bench store [--fixes N] [--naive N] [--missions N] [--repeats N]
+      missiontrack-bench store [--fixes N] [--naive N] [--missions N] [--repeats N]
                                [--batch N] [--synchronous full|normal]
 
     DESCRIPTION
@@ -36,8 +37,8 @@ enum StoreBenchmark: Command {
       --synchronous M    full (default: survives power loss) or normal.
 
     EXAMPLES
-      swift build -c release && .build/release/missiontrack bench store
-      missiontrack bench store --synchronous normal --missions 0
+      swift run -c release missiontrack-bench store
+      missiontrack-bench store --synchronous normal --missions 0
     """
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {

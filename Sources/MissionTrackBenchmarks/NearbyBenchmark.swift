@@ -1,17 +1,18 @@
 import Foundation
 import MissionProximity
+import MissionTrackCLI
 
-/// `missiontrack bench nearby`: builds a `SpatialGrid` from a missions CSV, runs every query of
+/// `missiontrack-bench nearby`: builds a `SpatialGrid` from a missions CSV, runs every query of
 /// a queries CSV (radius or k-nearest), and checks a sample against a brute-force scan.
-enum NearbyBenchmark: Command {
+enum NearbyBenchmark: Benchmark {
   static let name = "nearby"
   static let summary = "Spatial grid radius / k-nearest queries against a brute-force scan"
   static let help = """
     NAME
-      missiontrack bench nearby - measure the mission-proximity grid index
+      missiontrack-bench nearby - measure the mission-proximity grid index
 
     SYNOPSIS
-      missiontrack bench nearby --missions M.csv --queries Q.csv (--radius METRES | --k K)
+      missiontrack-bench nearby --missions M.csv --queries Q.csv (--radius METRES | --k K)
                                 [--repeat N] [--baseline N] [--per-cell X]
 
     DESCRIPTION
@@ -43,7 +44,7 @@ enum NearbyBenchmark: Command {
 
     EXAMPLES
       Tools/gen-missions /tmp/nearby
-      missiontrack bench nearby --missions /tmp/nearby/clustered-missions.csv \\
+      missiontrack-bench nearby --missions /tmp/nearby/clustered-missions.csv \\
         --queries /tmp/nearby/clustered-queries.csv --radius 1000
     """
 

@@ -2,7 +2,7 @@ import Foundation
 import MissionTracking
 import Testing
 
-@testable import MissionTrackCLI
+@testable import MissionReporting
 
 /// The pieces the report is drawn with: escaping, numbers, projection, scale bar, thinning,
 /// label placement, file format.
@@ -212,38 +212,5 @@ import Testing
     #expect(
       ReportRenderer.wrap("abcdefghijkl", width: 5, maximumLines: 3) == ["abcde", "fghij", "kl"])
     #expect(ReportRenderer.wrap("", width: 5, maximumLines: 3).isEmpty)
-  }
-}
-
-/// Writing the report file, as the `report` command will.
-@Suite struct ReportFileTests {
-  @Test func theExtensionChoosesTheFormatAndBadPathsFailClearly() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("missiontrack-report-file-\(UInt64.random(in: 0...UInt64.max))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let renderer = ReportRenderer()
-    let report = MissionReport(
-      mission: ReportFixtures.mission(),
-      track: [ReportFixtures.fix(ReportFixtures.uppsala, 0)])
-    let svgPath = directory.appendingPathComponent("r.svg").path
-    let htmlPath = directory.appendingPathComponent("r.HTML").path
-    #expect(try renderer.write(report, toPath: svgPath) == .svg)
-    #expect(try renderer.write(report, toPath: htmlPath) == .html)
-    #expect(try String(contentsOfFile: svgPath, encoding: .utf8) == renderer.svg(report))
-    #expect(try String(contentsOfFile: htmlPath, encoding: .utf8) == renderer.html(report))
-    let png = directory.appendingPathComponent("r.png").path
-    #expect(throws: CLIError.usage("-o FILE must end in .svg or .html, got '\(png)'")) {
-      try renderer.write(report, toPath: png)
-    }
-    #expect(!FileManager.default.fileExists(atPath: png))
-    let missing = directory.appendingPathComponent("no/such/dir/r.svg").path
-    do {
-      try renderer.write(report, toPath: missing)
-      Issue.record("writing into a missing directory succeeded")
-    } catch {
-      #expect(error.exitStatus == 1)
-      #expect(error.message.hasPrefix("cannot write '\(missing)': "))
-    }
   }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import MissionTrackBenchmarks
 import MissionTrackCLI
 import Testing
 
-/// `missiontrack bench nearby` end to end on small files.
+/// `missiontrack-bench nearby` end to end on small files.
 @Suite struct NearbyBenchmarkTests {
   private func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory
@@ -37,8 +38,8 @@ import Testing
   func printsOneJSONObjectThatAgreesWithTheScan(_ query: [String]) async throws {
     let (missions, queries) = try files()
     let console = Console.capture()
-    let status = await MissionTrackTool.run(
-      ["bench", "nearby", "--missions", missions, "--queries", queries, "--repeat", "1"]
+    let status = await BenchmarkTool.run(
+      ["nearby", "--missions", missions, "--queries", queries, "--repeat", "1"]
         + query, console: console)
     #expect(status == 0, "\(console.capturedError)")
     let lines = console.capturedOutput.split(separator: "\n")
@@ -59,8 +60,8 @@ import Testing
   @Test func aMissingQueryKindIsAUsageError() async throws {
     let (missions, queries) = try files()
     let console = Console.capture()
-    let status = await MissionTrackTool.run(
-      ["bench", "nearby", "--missions", missions, "--queries", queries], console: console)
+    let status = await BenchmarkTool.run(
+      ["nearby", "--missions", missions, "--queries", queries], console: console)
     #expect(status == 64)
     #expect(console.capturedError.contains("--radius or --k"))
   }
@@ -70,8 +71,8 @@ import Testing
     let bad = directory.appendingPathComponent("bad.csv")
     try write(["id,lat,lon", "a,1,2", "b,91,2"], to: bad)
     let console = Console.capture()
-    let status = await MissionTrackTool.run(
-      ["bench", "nearby", "--missions", bad.path, "--queries", bad.path, "--k", "1"],
+    let status = await BenchmarkTool.run(
+      ["nearby", "--missions", bad.path, "--queries", bad.path, "--k", "1"],
       console: console)
     #expect(status == 1)
     #expect(console.capturedError.contains("bad.csv:3"))

@@ -1,17 +1,18 @@
 import Foundation
+import MissionTrackCLI
 import MissionTracking
 
-/// `missiontrack bench pipeline`: synthetic fixes through clean → geofence → distance filter
+/// `missiontrack-bench pipeline`: synthetic fixes through clean → geofence → distance filter
 /// with 100 missions around the worker, against a naive baseline in the same run.
-enum PipelineBenchmark: Command {
+enum PipelineBenchmark: Benchmark {
   static let name = "pipeline"
   static let summary = "Tracking pipeline (clean, geofence, filter) with missions nearby"
   static let help = """
     NAME
-      missiontrack bench pipeline - measure the tracking pipeline
+      missiontrack-bench pipeline - measure the tracking pipeline
 
     SYNOPSIS
-      missiontrack bench pipeline [--fixes N] [--missions M] [--repeat R]
+      missiontrack-bench pipeline [--fixes N] [--missions M] [--repeat R]
                                   [--baseline-fixes B] [--seed S]
 
     DESCRIPTION
@@ -41,8 +42,7 @@ enum PipelineBenchmark: Command {
       --seed S             Seed of the generator (default 1).
 
     EXAMPLES
-      swift build -c release
-      .build/release/missiontrack bench pipeline
+      swift run -c release missiontrack-bench pipeline
     """
 
   /// The issue's throughput target, fixes per second on one core.

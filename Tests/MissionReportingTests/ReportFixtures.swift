@@ -1,7 +1,7 @@
 import Foundation
 import MissionTracking
 
-@testable import MissionTrackCLI
+@testable import MissionReporting
 
 /// Synthetic missions and tracks for the report tests.
 enum ReportFixtures {

@@ -3,16 +3,16 @@ import MissionTracking
 
 /// What a mission report shows: the mission, the track that was delivered for it and the
 /// events the tracker reported, ready for `ReportRenderer`.
-struct MissionReport: Sendable {
+public struct MissionReport: Sendable {
   /// The mission: its point, geofence radius, title, reward, state.
-  var mission: Mission
+  public var mission: Mission
   /// The delivered fixes (after cleaning and the distance filter), in time order.
-  var track: [Fix]
+  public var track: [Fix]
   /// The mission's events (fence transitions, lifecycle, source news); events of other
   /// missions are ignored.
-  var events: [TrackingEvent]
+  public var events: [TrackingEvent]
   /// The geofence exit margin in metres: the worker has left only beyond radius + margin.
-  var exitMarginMeters: Double
+  public var exitMarginMeters: Double
 
   /// Creates a report model.
   ///
@@ -22,7 +22,7 @@ struct MissionReport: Sendable {
   ///   - events: Tracking events; only those whose `missionID` is the mission's are kept.
   ///   - exitMarginMeters: The exit margin; `nil` means the default of DESIGN.md §2,
   ///     max(20 m, 20 % of the radius).
-  init(
+  public init(
     mission: Mission, track: [Fix], events: [TrackingEvent] = [],
     exitMarginMeters: Double? = nil
   ) {
@@ -43,7 +43,7 @@ struct MissionReport: Sendable {
   ///   - mission: The mission.
   ///   - events: Tracking events, `fix` events included.
   ///   - exitMarginMeters: The exit margin; `nil` means the default.
-  init(mission: Mission, events: [TrackingEvent], exitMarginMeters: Double? = nil) {
+  public init(mission: Mission, events: [TrackingEvent], exitMarginMeters: Double? = nil) {
     let track = events.compactMap { event -> Fix? in
       guard event.missionID == mission.id, case .fix(let fix, _, _) = event.kind else {
         return nil
@@ -55,7 +55,7 @@ struct MissionReport: Sendable {
   }
 
   /// The default exit margin for a fence of `radiusMeters`: max(20 m, 20 % of the radius).
-  static func defaultExitMargin(radiusMeters: Double) -> Double {
+  public static func defaultExitMargin(radiusMeters: Double) -> Double {
     max(20, 0.2 * radiusMeters)
   }
 }

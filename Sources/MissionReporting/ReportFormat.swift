@@ -1,12 +1,12 @@
 /// The file formats of `missiontrack report`: a bare SVG or an HTML page around it.
-enum ReportFormat: String, Sendable, CaseIterable {
+public enum ReportFormat: String, Sendable, CaseIterable {
   /// A standalone SVG 1.1 document.
   case svg
   /// A minimal HTML5 page holding the same SVG inline.
   case html
 
   /// The format named by `path`'s extension (`.svg`, `.html`, `.htm`, any case), or nil.
-  init?(path: String) {
+  public init?(path: String) {
     guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
     switch path[path.index(after: dot)...].lowercased() {
     case "svg": self = .svg

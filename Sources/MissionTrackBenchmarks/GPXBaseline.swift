@@ -1,4 +1,5 @@
 import Foundation
+import MissionTrackCLI
 import MissionTracking
 
 #if canImport(FoundationXML)

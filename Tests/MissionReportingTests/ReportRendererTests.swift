@@ -1,8 +1,9 @@
 import Foundation
 import MissionTracking
+import SVGTestSupport
 import Testing
 
-@testable import MissionTrackCLI
+@testable import MissionReporting
 
 /// The mission report picture: well-formed, self-contained, drawn to scale, with every part.
 @Suite struct ReportRendererTests {

@@ -1,4 +1,4 @@
-import TraceFormats
+import MissionTracking
 
 /// Text and number formatting for SVG output.
 enum SVGText {

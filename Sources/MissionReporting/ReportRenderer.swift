@@ -10,29 +10,29 @@ import MissionTracking
 /// equidistant projection about the mission point (`LocalProjection`), north up, one scale
 /// for both axes, so metres on the page are true within the drawn area. Everything is fitted:
 /// the view holds the fence with its margin and the whole track, however far apart.
-struct ReportRenderer: Sendable {
+public struct ReportRenderer: Sendable {
   /// Page width in pixels.
-  var width: Double = 1120
+  public var width: Double = 1120
   /// Page height in pixels.
-  var height: Double = 800
+  public var height: Double = 800
   /// A step between fixes longer than this (seconds) breaks the track line; the break is
   /// drawn as a faint dotted line.
-  var gapSeconds: Double = 120
+  public var gapSeconds: Double = 120
   /// The most polyline points drawn in all; longer tracks are thinned.
-  var maximumTrackPoints: Int = 4000
+  public var maximumTrackPoints: Int = 4000
   /// Fixes closer than this on the page (pixels) to the previous drawn one are skipped.
-  var minimumPointSpacingPixels: Double = 0.5
+  public var minimumPointSpacingPixels: Double = 0.5
   /// About how many time labels to put along the track.
-  var targetTimeLabels: Int = 10
+  public var targetTimeLabels: Int = 10
 
   /// Width of the side panel (title block, legend, events) in pixels.
   static let panelWidth: Double = 300
 
   /// Creates a renderer with the default page.
-  init() {}
+  public init() {}
 
   /// The report in `format`.
-  func render(_ report: MissionReport, as format: ReportFormat) -> String {
+  public func render(_ report: MissionReport, as format: ReportFormat) -> String {
     switch format {
     case .svg: svg(report)
     case .html: html(report)
@@ -41,12 +41,12 @@ struct ReportRenderer: Sendable {
 
   /// The report as a standalone SVG document (with XML declaration).
   /// - Complexity: O(n log n) in the number of fixes.
-  func svg(_ report: MissionReport) -> String {
+  public func svg(_ report: MissionReport) -> String {
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svgElement(report)
   }
 
   /// The report as a minimal HTML5 page with the SVG inline.
-  func html(_ report: MissionReport) -> String {
+  public func html(_ report: MissionReport) -> String {
     let title = SVGText.escape(documentTitle(report))
     return """
       <!DOCTYPE html>
