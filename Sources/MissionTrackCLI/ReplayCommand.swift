@@ -42,7 +42,16 @@ enum ReplayCommand: Command {
                              instead of the first fix's time.
       --date YYYY-MM-DD      UTC date for NMEA logs that carry no date at all.
       --strict               Stop at the first bad record instead of skipping it.
+      --expect-arrival       Exit 1 with one line when the mission did not arrive, so a
+                             shell test needs no JSON parsing.
+      --within DURATION      With --expect-arrival: arrival must come within DURATION
+                             of the start (90s, 15m, 1h30m; seconds without a unit).
     \(TrackingOptions.help)
+
+    FAULTS
+      The same faults as 'missiontrack trace mutate', applied to the traces as they are
+      replayed, seeded and deterministic:
+    \(FaultOptions.help)
 
     EXAMPLES
       missiontrack missions import Traces/demo/missions.geojson
@@ -64,17 +73,32 @@ enum ReplayCommand: Command {
       }
       startAt = parsed.date
     }
+    let faults = try FaultOptions(&arguments).faults
+    let expectArrival = arguments.flag("--expect-arrival")
+    var within: Double?
+    if let text = try arguments.option("--within") {
+      guard expectArrival else { throw CLIError.usage("--within goes with --expect-arrival") }
+      guard let seconds = DurationText.seconds(text) else {
+        throw CLIError.usage("--within expects a duration such as 90s, 15m or 1h30m, got '\(text)'")
+      }
+      within = seconds
+    }
     let paths = try arguments.positionals()
     guard !paths.isEmpty else { throw CLIError.usage("which TRACE? (a path or -)") }
     for path in paths where path != "-" && !FileManager.default.isReadableFile(atPath: path) {
       throw CLIError.failure("cannot read trace \(path)")
     }
     let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
-    let source = PrefetchedFixSource(
-      ChainedFixSource(
-        sources: paths.map {
-          TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
-        }))
+    let traces = ChainedFixSource(
+      sources: paths.map {
+        TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
+      })
+    let source: PrefetchedFixSource
+    do {
+      source = PrefetchedFixSource(faults.isEmpty ? traces : try traces.injectingFaults(faults))
+    } catch {
+      throw CLIError.usage("\(error)")
+    }
     // A paced replay stands in for a live receiver: its events stream line by line.
     if speed != nil { console.flushEveryLine() }
     let database = try databaseOption.open()
@@ -91,7 +115,28 @@ enum ReplayCommand: Command {
     }
     console.flush()
     console.err(outcome.summary(verb: "replay"))
-    return outcome.failure == nil ? 0 : 1
+    if outcome.failure != nil { return 1 }
+    if expectArrival, let miss = outcome.missedArrival(startedAt: start, within: within) {
+      console.err("replay: expected arrival: \(miss)")
+      return 1
+    }
+    return 0
+  }
+}
+
+extension TrackingSession.Outcome {
+  /// Why the expected arrival did not happen (no arrival, or later than `within` seconds
+  /// after `start`), or nil when it did.
+  func missedArrival(startedAt start: Date, within: Double?) -> String? {
+    guard let arrival = arrivalTime else {
+      return arrivedEarlier ? nil : "mission \(missionID) did not arrive"
+    }
+    let took = arrival.timeIntervalSince(start)
+    if let within, took > within {
+      return "mission \(missionID) arrived \(DurationText.format(took)) after the start, "
+        + "later than \(DurationText.format(within))"
+    }
+    return nil
   }
 }
 

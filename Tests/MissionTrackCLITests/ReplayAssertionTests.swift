@@ -1,0 +1,72 @@
+import Foundation
+import MissionStore
+import MissionTracking
+import Testing
+
+@testable import MissionTrackCLI
+
+/// `replay` as a test suite's assertion: `--expect-arrival [--within]` and faults on demand.
+@Suite struct ReplayAssertionTests {
+  func replay(_ extra: [String]) async throws -> (status: Int32, out: String, err: String) {
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    return await box.run(["replay", CLISandbox.walkGPX, "--mission", "sig-101"] + extra)
+  }
+
+  @Test func anArrivalInTimePasses() async throws {
+    let run = try await replay(["--expect-arrival", "--within", "13m"])
+    #expect(run.status == 0, "\(run.err)")
+  }
+
+  @Test func aLateOrMissingArrivalFailsWithOneLine() async throws {
+    let late = try await replay(["--expect-arrival", "--within", "12m"])
+    #expect(late.status == 1)
+    let line = try #require(late.err.split(separator: "\n").last)
+    #expect(line == "replay: expected arrival: mission sig-101 arrived 12m52s after the start, later than 12m00s")
+    // A walk whose every fix is dropped never arrives.
+    let never = try await replay(["--expect-arrival", "--dropout", "1"])
+    #expect(never.status == 1)
+    #expect(never.err.hasSuffix("replay: expected arrival: mission sig-101 did not arrive\n"))
+    // Without --expect-arrival the same run succeeds.
+    #expect(try await replay(["--dropout", "1"]).status == 0)
+  }
+
+  @Test func aNoisyWalkStillArrivesExactlyOnceAndTheSameSeedGivesTheSameEvents() async throws {
+    let first = try await replay(["--noise-m", "5", "--seed", "7", "--expect-arrival"])
+    #expect(first.status == 0, "\(first.err)")
+    let lines = CLISandbox.jsonLines(first.out)
+    let arrivals = lines.filter { $0["type"] as? String == "state" && $0["to"] as? String == "arrived" }
+    #expect(arrivals.count == 1)
+    let again = try await replay(["--noise-m", "5", "--seed", "7"])
+    #expect(again.out == first.out)
+    let other = try await replay(["--noise-m", "5", "--seed", "8"])
+    #expect(other.out != first.out)
+  }
+
+  @Test(arguments: [
+    ["--within", "5m"], ["--expect-arrival", "--within", "soon"],
+    ["--expect-arrival", "--within", "-5s"], ["--expect-arrival", "--within", "5m1h"],
+    ["--dropout", "2"], ["--noise-m", "-1"], ["--outage", "x"],
+  ])
+  func badValuesAreUsageErrors(_ extra: [String]) async throws {
+    let run = try await replay(extra)
+    #expect(run.status == 64, "\(extra)")
+    #expect(run.err.split(separator: "\n").count == 1)
+    #expect(run.out.isEmpty)
+  }
+
+  @Test func durationsReadAsPeopleWriteThem() {
+    #expect(DurationText.seconds("90") == 90)
+    #expect(DurationText.seconds("90s") == 90)
+    #expect(DurationText.seconds("15m") == 900)
+    #expect(DurationText.seconds("1h30m") == 5400)
+    #expect(DurationText.seconds("1.5h") == 5400)
+    #expect(DurationText.seconds("1h2m3s") == 3723)
+    for bad in ["", "m", "5x", "5m1h", "1h1h", "-3", "inf", "1e400", "5 m"] {
+      #expect(DurationText.seconds(bad) == nil, "\(bad)")
+    }
+    #expect(DurationText.format(772) == "12m52s")
+    #expect(DurationText.format(45) == "45s")
+    #expect(DurationText.format(3720) == "1h02m00s")
+  }
+}
