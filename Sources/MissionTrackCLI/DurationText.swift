@@ -7,7 +7,9 @@ enum DurationText {
   static func seconds(_ text: String) -> Double? {
     let units: [(Character, Double)] = [("h", 3600), ("m", 60), ("s", 1)]
     var rest = Substring(text)
-    if let plain = Double(rest), plain.isFinite, plain >= 0, rest.allSatisfy({ $0.isNumber || $0 == "." }) {
+    if let plain = Double(rest), plain.isFinite, plain >= 0,
+      rest.allSatisfy({ $0.isNumber || $0 == "." })
+    {
       return plain
     }
     var total = 0.0

@@ -22,7 +22,10 @@ import Testing
     let late = try await replay(["--expect-arrival", "--within", "12m"])
     #expect(late.status == 1)
     let line = try #require(late.err.split(separator: "\n").last)
-    #expect(line == "replay: expected arrival: mission sig-101 arrived 12m52s after the start, later than 12m00s")
+    #expect(
+      line
+        == "replay: expected arrival: mission sig-101 arrived 12m52s after the start, later than 12m00s"
+    )
     // A walk whose every fix is dropped never arrives.
     let never = try await replay(["--expect-arrival", "--dropout", "1"])
     #expect(never.status == 1)
@@ -35,7 +38,9 @@ import Testing
     let first = try await replay(["--noise-m", "5", "--seed", "7", "--expect-arrival"])
     #expect(first.status == 0, "\(first.err)")
     let lines = CLISandbox.jsonLines(first.out)
-    let arrivals = lines.filter { $0["type"] as? String == "state" && $0["to"] as? String == "arrived" }
+    let arrivals = lines.filter {
+      $0["type"] as? String == "state" && $0["to"] as? String == "arrived"
+    }
     #expect(arrivals.count == 1)
     let again = try await replay(["--noise-m", "5", "--seed", "7"])
     #expect(again.out == first.out)

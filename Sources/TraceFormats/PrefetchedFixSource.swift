@@ -10,7 +10,7 @@ import MissionTracking
 ///
 /// `@unchecked Sendable`: the iterator and the buffer are only touched while holding
 /// `lock`, and the engine iterates the source from one task at a time.
-final class PrefetchedFixSource: FixSource, @unchecked Sendable {
+package final class PrefetchedFixSource: FixSource, @unchecked Sendable {
   private typealias Batches = AsyncThrowingStream<[SourceReport], any Error>
   private let lock = NSLock()
   private let inner: any FixSource
@@ -19,11 +19,12 @@ final class PrefetchedFixSource: FixSource, @unchecked Sendable {
   private var bufferedError: (any Error)?
   private var exhausted = false
 
-  init(_ inner: any FixSource) { self.inner = inner }
+  /// Wraps `inner`; nothing is read until `firstFixTime()` or an iteration.
+  package init(_ inner: any FixSource) { self.inner = inner }
 
   /// The time of the first valid fix (a fix, in range, not (0, 0)), or nil when the source
   /// ends (or fails) without one.
-  func firstFixTime() async -> Date? {
+  package func firstFixTime() async -> Date? {
     var iterator = lock.withLock { self.iterator ?? inner.reportBatches().makeAsyncIterator() }
     var read: [[SourceReport]] = []
     var found: Date?
@@ -51,11 +52,11 @@ final class PrefetchedFixSource: FixSource, @unchecked Sendable {
     return found
   }
 
-  func reportBatches() -> AsyncThrowingStream<[SourceReport], any Error> {
+  package func reportBatches() -> AsyncThrowingStream<[SourceReport], any Error> {
     AsyncThrowingStream { [self] in try await self.nextBatch() }
   }
 
-  func reports() -> AsyncThrowingStream<SourceReport, any Error> {
+  package func reports() -> AsyncThrowingStream<SourceReport, any Error> {
     var pending: [SourceReport] = []
     return AsyncThrowingStream { [self] in
       while pending.isEmpty {
