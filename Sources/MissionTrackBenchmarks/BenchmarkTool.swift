@@ -10,6 +10,7 @@ public enum BenchmarkTool {
     PipelineBenchmark.self,
     StoreBenchmark.self,
     NearbyBenchmark.self,
+    ReplayBenchmark.self,
   ]
 
   /// The overview `--help` prints.
