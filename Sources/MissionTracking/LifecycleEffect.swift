@@ -2,7 +2,7 @@
 ///
 /// The lifecycle itself does no I/O (the swift-nio state-machine style): it returns these and
 /// the tracker performs them, in order.
-public enum LifecycleEffect: Sendable, Hashable {
+package enum LifecycleEffect: Sendable, Hashable {
   /// Start the fix source and the tracking pipeline (the mission became active).
   case startTracking
   /// Stop the fix source at once (the mission was submitted, cancelled or expired).

@@ -149,7 +149,7 @@ public actor MissionEngine {
   public func mission(_ id: String) -> Mission? { lifecycles[id]?.mission }
 
   /// The lifecycle of mission `id`, with the transitions this engine took.
-  public func lifecycle(_ id: String) -> MissionLifecycle? { lifecycles[id] }
+  package func lifecycle(_ id: String) -> MissionLifecycle? { lifecycles[id] }
 
   /// How many missions the engine holds.
   public var missionCount: Int { lifecycles.count }

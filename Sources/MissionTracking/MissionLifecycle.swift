@@ -12,22 +12,22 @@ import Foundation
 ///   and returns no effects.
 /// - Effects are ordered so that a stop comes before the `state` event that announces it and
 ///   a start comes after it.
-public struct MissionLifecycle: Sendable, Hashable {
+package struct MissionLifecycle: Sendable, Hashable {
   /// The mission, with its current `state`.
-  public private(set) var mission: Mission
+  package private(set) var mission: Mission
   /// Every transition taken since this value was created, oldest first.
-  public private(set) var transitions: [MissionTransition] = []
+  package private(set) var transitions: [MissionTransition] = []
 
   /// Wraps `mission` in its current state.
-  public init(mission: Mission) { self.mission = mission }
+  package init(mission: Mission) { self.mission = mission }
 
   /// The current state.
-  public var state: MissionState { mission.state }
+  package var state: MissionState { mission.state }
 
   /// The transition `action` would take at `time`, without taking it: nil when idempotent.
   ///
   /// - Throws: `TrackingError.illegalTransition` naming mission, state and action.
-  public func transition(for action: MissionAction, at time: Date) throws(TrackingError)
+  package func transition(for action: MissionAction, at time: Date) throws(TrackingError)
     -> MissionTransition?
   {
     guard let target = action.target(from: mission.state) else {
@@ -44,7 +44,7 @@ public struct MissionLifecycle: Sendable, Hashable {
   ///   `.startTracking` when entering a tracking state or `.stopTracking` when leaving one.
   /// - Throws: `TrackingError.illegalTransition`; the lifecycle is then unchanged.
   @discardableResult
-  public mutating func apply(_ action: MissionAction, at time: Date) throws(TrackingError)
+  package mutating func apply(_ action: MissionAction, at time: Date) throws(TrackingError)
     -> [LifecycleEffect]
   {
     guard let transition = try transition(for: action, at: time) else { return [] }
@@ -56,7 +56,7 @@ public struct MissionLifecycle: Sendable, Hashable {
   /// - Precondition: `transition.from` is the current state (checked; a stale transition is
   ///   ignored and returns no effects).
   @discardableResult
-  public mutating func commit(_ transition: MissionTransition) -> [LifecycleEffect] {
+  package mutating func commit(_ transition: MissionTransition) -> [LifecycleEffect] {
     guard transition.from == mission.state, transition.missionID == mission.id else { return [] }
     mission.state = transition.to
     transitions.append(transition)
@@ -67,7 +67,7 @@ public struct MissionLifecycle: Sendable, Hashable {
   }
 
   /// Whether the mission's deadline has passed at `now` while it can still expire.
-  public func isDue(at now: Date) -> Bool {
+  package func isDue(at now: Date) -> Bool {
     guard let deadline = mission.deadline else { return false }
     return now > deadline && MissionAction.expire.target(from: mission.state) != mission.state
       && MissionAction.expire.target(from: mission.state) != nil
@@ -77,7 +77,7 @@ public struct MissionLifecycle: Sendable, Hashable {
   ///
   /// - Returns: The effects of the `expire` transition, or `[]` when not due.
   @discardableResult
-  public mutating func expireIfDue(at now: Date) -> [LifecycleEffect] {
+  package mutating func expireIfDue(at now: Date) -> [LifecycleEffect] {
     guard isDue(at: now) else { return [] }
     return (try? apply(.expire, at: now)) ?? []
   }

@@ -18,6 +18,8 @@ package final class PrefetchedFixSource: FixSource, @unchecked Sendable {
   private var buffered: [[SourceReport]] = []
   private var bufferedError: (any Error)?
   private var exhausted = false
+  /// The rest of the current batch, reversed, for `reports()`.
+  private var pending: [SourceReport] = []
 
   /// Wraps `inner`; nothing is read until `firstFixTime()` or an iteration.
   package init(_ inner: any FixSource) { self.inner = inner }
@@ -57,14 +59,15 @@ package final class PrefetchedFixSource: FixSource, @unchecked Sendable {
   }
 
   package func reports() -> AsyncThrowingStream<SourceReport, any Error> {
-    var pending: [SourceReport] = []
-    return AsyncThrowingStream { [self] in
-      while pending.isEmpty {
-        guard let batch = try await self.nextBatch() else { return nil }
-        pending = batch.reversed()
-      }
-      return pending.popLast()
+    AsyncThrowingStream { [self] in try await self.nextReport() }
+  }
+
+  private func nextReport() async throws -> SourceReport? {
+    while lock.withLock({ pending.isEmpty }) {
+      guard let batch = try await nextBatch() else { return nil }
+      lock.withLock { pending = batch.reversed() }
     }
+    return lock.withLock { pending.popLast() }
   }
 
   private func nextBatch() async throws -> [SourceReport]? {

@@ -8,7 +8,7 @@ import MissionTracking
 /// let outcome = try await TraceReplay.run(
 ///   path: "Fixtures/walk.gpx",
 ///   mission: Mission(id: "shop", coordinate: try Coordinate(latitude: 59.61708, longitude: 17.72185)))
-/// #expect(outcome.arrivalTime == UTCTime.parse("2026-05-04T10:12:52Z")?.date)
+/// #expect(outcome.arrivalTime == ISO8601DateFormatter().date(from: "2026-05-04T10:12:52Z"))
 /// #expect(outcome.deliveredFixes == 112)
 /// ```
 ///

@@ -31,7 +31,7 @@ import Testing
   @Test func helpListsEveryBenchmarkAndEachHasAManual() async {
     let overview = await run(["--help"])
     #expect(overview.status == 0)
-    for name in ["parse", "pipeline", "store", "nearby"] {
+    for name in ["parse", "pipeline", "store", "nearby", "replay"] {
       #expect(overview.out.contains("\n  \(name) "), "\(name) missing from the overview")
       let manual = await run([name, "--help"])
       #expect(manual.status == 0)
@@ -44,6 +44,22 @@ import Testing
     #expect(result.status == 64)
     #expect(result.err.hasPrefix("missiontrack-bench pipeline: "))
     #expect(result.err.split(separator: "\n").count == 1)
+  }
+
+  @Test func aReplayRunMeasuresEveryRowOnTheSameTrace() async throws {
+    let walk = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Traces/demo/walk.gpx").path
+    let result = await run(["replay", walk, "--repeat", "1"])
+    #expect(result.status == 0, "\(result.err)")
+    let json = try object(result.out)
+    #expect(json["fixes"] as? Int == 1039)
+    for row in ["parse", "pipeline", "memory", "database"] {
+      #expect((json["\(row)_fixes_per_s"] as? Double ?? 0) > 0, "\(row)")
+    }
+    let missing = await run(["replay", "/nonexistent.gpx"])
+    #expect(missing.status == 1)
+    #expect(missing.err.split(separator: "\n").count == 1)
   }
 
   @Test func aSmallPipelineRunAgreesWithItsBaseline() async throws {
