@@ -17,19 +17,19 @@ let package = Package(
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
     .target(name: "TraceFormats", dependencies: ["MissionTracking"]),
-    .target(name: "GPSDSource", dependencies: ["MissionTracking", "CGPS"]),
+    .target(name: "LiveSources", dependencies: ["MissionTracking", "TraceFormats", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
     .target(
       name: "MissionTrackCLI",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "GPSDSource", "MissionStore",
+        "MissionProximity", "MissionTracking", "TraceFormats", "LiveSources", "MissionStore",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
     .testTarget(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
-    .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource", "MissionStore"]),
+    .testTarget(name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore"]),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
     .testTarget(name: "MissionTrackCLITests", dependencies: ["MissionTrackCLI"]),
   ]

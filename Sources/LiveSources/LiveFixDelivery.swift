@@ -1,4 +1,5 @@
 import Foundation
+import MissionTracking
 
 /// The delivery bookkeeping a live fix source (gpsd, a raw NMEA device) keeps across
 /// connections: it drops fixes that are not newer than the last one delivered, and announces
@@ -6,9 +7,9 @@ import Foundation
 ///
 /// The source owns the counters and the stream; this type only decides. Not thread-safe: it
 /// lives in a local of the source's reader thread.
-package struct LiveFixDelivery: Sendable {
+struct LiveFixDelivery: Sendable {
   /// What to do with one fix.
-  package enum Decision: Sendable, Equatable {
+  enum Decision: Sendable, Equatable {
     /// Not newer than the last delivered fix: drop it and count it as stale.
     case drop
     /// Deliver it; when `gapDetail` is set, first emit a `gap` status with that detail.
@@ -16,33 +17,33 @@ package struct LiveFixDelivery: Sendable {
   }
 
   /// What was unavailable during an outage, for the gap detail (`gpsd`, a device path).
-  package let outageSubject: String
+  let outageSubject: String
   /// Fix time of the last delivered fix.
-  package private(set) var lastDelivered: Date?
+  private(set) var lastDelivered: Date?
   /// Whether a `noFix` status was emitted since the last delivered fix or connection.
-  package var inNoFixEpisode = false
+  var inNoFixEpisode = false
   /// Set on reconnection after fixes were delivered; the next fix is preceded by `gap`.
-  package private(set) var gapPending = false
+  private(set) var gapPending = false
   /// When the last connection was lost, if no fix was delivered since.
-  package private(set) var lostAt: ContinuousClock.Instant?
+  private(set) var lostAt: ContinuousClock.Instant?
 
   /// Creates the bookkeeping of one source run.
   ///
   /// - Parameter outageSubject: names what was unavailable in the gap detail, as in
   ///   "…, gpsd unavailable for 3 s".
-  package init(outageSubject: String) {
+  init(outageSubject: String) {
     self.outageSubject = outageSubject
   }
 
   /// Records a (re)connection: ends any no-fix episode, and after delivered fixes marks the
   /// next delivered fix as closing a gap.
-  package mutating func connected() {
+  mutating func connected() {
     inNoFixEpisode = false
     if lastDelivered != nil { gapPending = true }
   }
 
   /// Records the loss of the connection at `instant`.
-  package mutating func lost(at instant: ContinuousClock.Instant = .now) {
+  mutating func lost(at instant: ContinuousClock.Instant = .now) {
     lostAt = instant
   }
 
@@ -51,7 +52,7 @@ package struct LiveFixDelivery: Sendable {
   /// The gap detail reads "no fixes for X s of fix time" (the fix-time distance to the last
   /// delivered fix), followed by ", <subject> unavailable for Y s" (wall time since the loss
   /// up to `now`) when a loss was recorded.
-  package mutating func admit(_ fix: Fix, now: ContinuousClock.Instant = .now) -> Decision {
+  mutating func admit(_ fix: Fix, now: ContinuousClock.Instant = .now) -> Decision {
     if let last = lastDelivered, fix.time <= last { return .drop }
     var gapDetail: String?
     if gapPending, let last = lastDelivered {
@@ -69,7 +70,7 @@ package struct LiveFixDelivery: Sendable {
   }
 
   /// Seconds with at most three decimals and no trailing zeros: `0.05`, `0.25`, `30`.
-  package static func format(_ seconds: Double) -> String {
+  static func format(_ seconds: Double) -> String {
     var text = String(format: "%.3f", seconds)
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }
@@ -77,13 +78,7 @@ package struct LiveFixDelivery: Sendable {
   }
 
   /// `duration` in seconds, formatted as by `format(_:)` for a `Double`.
-  package static func format(_ duration: Duration) -> String {
-    format(seconds(duration))
-  }
-
-  /// `duration` in seconds as a `Double`.
-  package static func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) * 1e-18
+  static func format(_ duration: Duration) -> String {
+    format(duration.seconds)
   }
 }

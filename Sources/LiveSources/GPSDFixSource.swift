@@ -1,26 +1,31 @@
 import Foundation
 import MissionTracking
 
-/// A live fix source over gpsd: connects with libgps, watches JSON reports and turns `TPV`
-/// reports into fixes.
+/// A live fix source over gpsd: connects with libgps, watches JSON reports and decodes them
+/// with `GPSDJSONDecoder`, the decoder `missiontrack decode` uses for `gpspipe -w` logs, so a
+/// report gives the same fix live and replayed.
 ///
 /// Each call to `reports()` opens its own connection on its own thread (never the
 /// cooperative pool) and keeps it until the stream's consumer stops iterating; then the
-/// watch is disabled and the socket closed within one poll interval (50 ms). Before
-/// `reports()` and after the stream ends, no connection to gpsd exists.
+/// watch is disabled and the socket closed at once (the reader waits in `poll(2)` with a
+/// wake-up pipe). Before `reports()` and after the stream ends, no connection to gpsd exists.
 ///
 /// What the stream carries:
 /// - `.fix` for every epoch with mode ≥ 2 and a finite position and time, gpsd's several
 ///   `TPV`s of one epoch merged into one fix. A fix whose time is not after the last
 ///   delivered one is dropped (and counted), so a gpsd restart never replays positions.
 /// - `.status`: `disconnected` (with libgps's reason) when gpsd cannot be reached or goes
-///   away, `reconnecting` before each retry (capped exponential backoff), `connected`,
-///   `gap` before the first fix after a reconnection, `no_fix` once when the receiver starts
-///   reporting no fix.
-/// - Garbage and over-long lines are skipped and counted (`counters`), never fatal.
+///   away, or when gpsd reports its receiver deactivated (`DEVICE` with `activated: 0`);
+///   `reconnecting` before each retry (capped exponential backoff); `connected` (also when
+///   gpsd activates the receiver again); `gap` before the first fix after an outage;
+///   `no_fix` once when the receiver starts reporting no fix; `silent` once when nothing
+///   arrives for `silenceTimeout`, then `connected` when reports resume.
+/// - Garbage and over-long lines are skipped and counted (`counters.statistics`), never
+///   fatal.
 ///
-/// The stream ends normally only when its consumer stops; it throws `GPSDError.unreachable`
-/// when the retry policy has an attempt limit and it is reached.
+/// The stream ends normally only when its consumer stops; it throws
+/// `LiveSourceError.unreachable` when the retry policy has an attempt limit and it is
+/// reached.
 public struct GPSDFixSource: FixSource {
   /// gpsd's registered port.
   public static let defaultPort = 2947
@@ -36,10 +41,13 @@ public struct GPSDFixSource: FixSource {
   /// How long to wait for more reports of an epoch before releasing its fix when no report
   /// of the next epoch arrives.
   public let epochTimeout: Duration
+  /// No report for this long while connected is reported as `silent`; nil never reports.
+  public let silenceTimeout: Duration?
 
   let pollInterval: Duration
-  let maximumLineBytes: Int
-  private let sharedCounters = GPSDSharedCounters()
+  /// Receives every byte read from gpsd, when set (tests record what the client received).
+  let transcript: LiveTranscript?
+  private let sharedCounters = LiveSharedCounters()
 
   /// Creates a source for gpsd at `host:port`. Nothing connects until `reports()`.
   ///
@@ -50,36 +58,42 @@ public struct GPSDFixSource: FixSource {
   ///   - retryPolicy: backoff between connection attempts.
   ///   - epochTimeout: quiet time after which a pending epoch's fix is released (default
   ///     0.3 s; a fix is otherwise released when the next epoch's first report arrives).
-  /// - Throws: `GPSDError.invalidConfiguration` for an empty host, a port outside 1–65535,
-  ///   an empty device path or a negative epoch timeout.
+  ///   - silenceTimeout: how long gpsd may send nothing before the source reports `silent`
+  ///     (default 5 s); `nil` never reports silence.
+  /// - Throws: `LiveSourceError.invalidConfiguration` for an empty host, a port outside
+  ///   1–65535, an empty device path, a negative epoch timeout or a silence timeout that is
+  ///   not positive.
   public init(
     host: String = "localhost", port: Int = GPSDFixSource.defaultPort, device: String? = nil,
-    retryPolicy: RetryPolicy = .standard, epochTimeout: Duration = .milliseconds(300)
-  ) throws(GPSDError) {
+    retryPolicy: RetryPolicy = .standard, epochTimeout: Duration = .milliseconds(300),
+    silenceTimeout: Duration? = .seconds(5)
+  ) throws(LiveSourceError) {
     try self.init(
       host: host, port: port, device: device, retryPolicy: retryPolicy,
-      epochTimeout: epochTimeout, pollInterval: .milliseconds(50),
-      maximumLineBytes: GPSDLineFramer.defaultMaximumLineBytes)
+      epochTimeout: epochTimeout, silenceTimeout: silenceTimeout,
+      pollInterval: .milliseconds(50), transcript: nil)
   }
 
   /// Creates a source from a `--gpsd` style endpoint: `HOST:PORT`, `HOST`, `:PORT`,
   /// `[IPv6]:PORT` or `[IPv6]`. A missing host is `localhost`; a missing port is 2947.
   ///
-  /// - Throws: `GPSDError.invalidConfiguration` when the endpoint cannot be read.
+  /// - Throws: `LiveSourceError.invalidConfiguration` when the endpoint cannot be read or a
+  ///   setting is out of range.
   public init(
     endpoint: String, device: String? = nil, retryPolicy: RetryPolicy = .standard,
-    epochTimeout: Duration = .milliseconds(300)
-  ) throws(GPSDError) {
+    epochTimeout: Duration = .milliseconds(300), silenceTimeout: Duration? = .seconds(5)
+  ) throws(LiveSourceError) {
     let (host, port) = try GPSDFixSource.parseEndpoint(endpoint)
     try self.init(
       host: host, port: port, device: device, retryPolicy: retryPolicy,
-      epochTimeout: epochTimeout)
+      epochTimeout: epochTimeout, silenceTimeout: silenceTimeout)
   }
 
   init(
     host: String, port: Int, device: String?, retryPolicy: RetryPolicy,
-    epochTimeout: Duration, pollInterval: Duration, maximumLineBytes: Int
-  ) throws(GPSDError) {
+    epochTimeout: Duration, silenceTimeout: Duration?, pollInterval: Duration,
+    transcript: LiveTranscript?
+  ) throws(LiveSourceError) {
     guard !host.isEmpty, !host.utf8.contains(0) else {
       throw .invalidConfiguration(setting: "gpsd host", value: host, reason: "must not be empty")
     }
@@ -91,39 +105,31 @@ public struct GPSDFixSource: FixSource {
       throw .invalidConfiguration(
         setting: "gpsd device", value: device, reason: "must be a non-empty path")
     }
-    guard epochTimeout >= .zero else {
-      throw .invalidConfiguration(
-        setting: "epoch timeout", value: "\(epochTimeout)", reason: "must be >= 0")
-    }
+    try LiveTiming.validate(epochTimeout: epochTimeout, silenceTimeout: silenceTimeout)
     self.host = host
     self.port = port
     self.device = device
     self.retryPolicy = retryPolicy
     self.epochTimeout = epochTimeout
+    self.silenceTimeout = silenceTimeout
     self.pollInterval = pollInterval
-    self.maximumLineBytes = maximumLineBytes
+    self.transcript = transcript
   }
 
   /// What every stream of this source has seen so far (cumulative over `reports()` calls).
-  public var counters: GPSDCounters { sharedCounters.snapshot }
+  public var counters: LiveSourceCounters { sharedCounters.snapshot }
 
   /// Connects to gpsd on a new reader thread and streams its reports; see the type's
   /// documentation. Stopping the iteration (or cancelling its task) disables the watch and
   /// closes the connection.
   public func reports() -> AsyncThrowingStream<SourceReport, any Error> {
-    let (stream, continuation) = AsyncThrowingStream<SourceReport, any Error>.makeStream()
-    let stop = GPSDStopSignal()
-    let session = GPSDSession(
-      configuration: .init(
-        host: host, port: port, device: device, retryPolicy: retryPolicy,
-        epochTimeout: epochTimeout, pollInterval: pollInterval,
-        maximumLineBytes: maximumLineBytes),
-      continuation: continuation, stop: stop, counters: sharedCounters)
-    continuation.onTermination = { _ in stop.request() }
-    let thread = Thread { session.run() }
-    thread.name = "gpsd-reader \(GPSDFixSource.endpointText(host: host, port: port))"
-    thread.start()
-    return stream
+    let endpoint = GPSDEndpoint(host: host, port: port, device: device)
+    return LiveSession.stream(
+      from: endpoint, retryPolicy: retryPolicy,
+      timing: .init(
+        epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval),
+      counters: sharedCounters, transcript: transcript,
+      threadName: "gpsd-reader \(endpoint.receiverName)")
   }
 
   /// `host:port`, with brackets around an IPv6 address.
@@ -132,8 +138,8 @@ public struct GPSDFixSource: FixSource {
   }
 
   /// Splits `HOST:PORT`, `HOST`, `:PORT`, `[IPv6]:PORT` or `[IPv6]`.
-  static func parseEndpoint(_ text: String) throws(GPSDError) -> (host: String, port: Int) {
-    func bad(_ reason: String) -> GPSDError {
+  static func parseEndpoint(_ text: String) throws(LiveSourceError) -> (host: String, port: Int) {
+    func bad(_ reason: String) -> LiveSourceError {
       .invalidConfiguration(setting: "gpsd endpoint", value: text, reason: reason)
     }
     var host: Substring

@@ -15,7 +15,7 @@ public struct RetryPolicy: Sendable, Hashable {
   /// Factor applied per failed attempt, at least 1.
   public var multiplier: Double
   /// Consecutive failed attempts after which the source gives up and its stream throws the
-  /// source's own "unreachable" error; `nil` retries for ever (the field-rig default).
+  /// `LiveSourceError.unreachable`; `nil` retries for ever (the field-rig default).
   public var maximumAttempts: Int?
 
   /// Creates a policy.
@@ -25,13 +25,13 @@ public struct RetryPolicy: Sendable, Hashable {
   ///   - maximumDelay: cap on the delay (default 30 s).
   ///   - multiplier: growth factor per attempt (default 2).
   ///   - maximumAttempts: give up after this many consecutive failures; `nil` never gives up.
-  /// - Throws: `TrackingError.invalidConfiguration` naming the setting and value for a
+  /// - Throws: `LiveSourceError.invalidConfiguration` naming the setting and value for a
   ///   negative delay, a cap below the initial delay, a multiplier below 1 or not finite, or
   ///   an attempt limit below 1.
   public init(
     initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30),
     multiplier: Double = 2, maximumAttempts: Int? = nil
-  ) throws(TrackingError) {
+  ) throws(LiveSourceError) {
     guard initialDelay >= .zero else {
       throw Self.invalid("initial retry delay", "\(initialDelay)", "must be >= 0")
     }
@@ -66,9 +66,9 @@ public struct RetryPolicy: Sendable, Hashable {
   }
 
   private static func invalid(_ setting: String, _ value: String, _ reason: String)
-    -> TrackingError
+    -> LiveSourceError
   {
-    .invalidConfiguration("\(setting) \(value): \(reason)")
+    .invalidConfiguration(setting: setting, value: value, reason: reason)
   }
 
   /// The delay before retry number `attempt` (1-based; smaller values count as 1), capped at
@@ -76,8 +76,8 @@ public struct RetryPolicy: Sendable, Hashable {
   ///
   /// - Complexity: O(1).
   public func delay(beforeRetry attempt: Int) -> Duration {
-    let initial = LiveFixDelivery.seconds(initialDelay)
-    let cap = LiveFixDelivery.seconds(maximumDelay)
+    let initial = initialDelay.seconds
+    let cap = maximumDelay.seconds
     // Grow in floating point; the cap keeps pow from mattering once it overflows to +inf.
     let grown = initial * Foundation.pow(multiplier, Double(max(attempt, 1) - 1))
     let seconds = grown.isFinite ? min(grown, cap) : cap

@@ -22,14 +22,16 @@ import MissionTracking
 ///   about `epochTimeout` after the end of its burst, not an epoch later.
 /// - **Statuses.** `connected` (detail names the path and speed), `no_fix` once per episode
 ///   when the receiver talks but has no solution (the episode ends with the next fix or a
-///   reopen), `disconnected`, `reconnecting`, `gap`, `ended`.
+///   reopen), `silent` once when nothing arrives for `silenceTimeout` (then `connected` when
+///   input resumes), `disconnected`, `reconnecting`, `gap`, `ended`.
 /// - **Robustness.** Garbage, bad checksums and over-long lines are skipped and counted
 ///   (`counters.statistics`); a fix whose time is not after the last delivered one is dropped
 ///   and counted (`staleFixesDropped`), so the position never moves back.
 ///
-/// The stream throws a `TraceError` when the path cannot be used at all (not readable, a
-/// directory, the terminal rejects the baud rate), when it cannot be opened within the retry
-/// policy's attempt limit, or when a pipe or file read fails.
+/// The stream throws `LiveSourceError.unusable` when the path cannot be used at all (not
+/// readable, a directory, the terminal rejects the baud rate) or a pipe or file read fails,
+/// and `LiveSourceError.unreachable` when it cannot be opened within the retry policy's
+/// attempt limit.
 public struct NMEADeviceSource: FixSource {
   /// The standard rates a terminal can be set to with `baud`.
   public static let supportedBaudRates = SerialPort.baudRates.map(\.rate)
@@ -42,9 +44,11 @@ public struct NMEADeviceSource: FixSource {
   public let retryPolicy: RetryPolicy
   /// Quiet time on the line after which held epochs are released as fixes.
   public let epochTimeout: Duration
+  /// No input for this long while open is reported as `silent`; nil never reports.
+  public let silenceTimeout: Duration?
 
   let pollInterval: Duration
-  private let sharedCounters = NMEADeviceSharedCounters()
+  private let sharedCounters = LiveSharedCounters()
 
   /// Creates a source; nothing is opened until `reports()`.
   ///
@@ -56,57 +60,53 @@ public struct NMEADeviceSource: FixSource {
   ///   - retryPolicy: backoff between attempts to (re)open a terminal.
   ///   - epochTimeout: quiet time after which held fixes are released (default 0.2 s; must
   ///     exceed the longest pause a receiver makes inside one epoch's burst).
-  /// - Throws: `TraceError` naming the path for an empty path, an unsupported baud rate, or a
-  ///   negative epoch timeout.
+  ///   - silenceTimeout: how long the device may send nothing before the source reports
+  ///     `silent` (default 5 s); `nil` never reports silence.
+  /// - Throws: `LiveSourceError.invalidConfiguration` naming the path for an empty path or
+  ///   an unsupported baud rate, and for a negative epoch timeout or a silence timeout that
+  ///   is not positive.
   public init(
     path: String, baud: Int? = nil, retryPolicy: RetryPolicy = .standard,
-    epochTimeout: Duration = .milliseconds(200)
-  ) throws(TraceError) {
+    epochTimeout: Duration = .milliseconds(200), silenceTimeout: Duration? = .seconds(5)
+  ) throws(LiveSourceError) {
     try self.init(
       path: path, baud: baud, retryPolicy: retryPolicy, epochTimeout: epochTimeout,
-      pollInterval: .milliseconds(50))
+      silenceTimeout: silenceTimeout, pollInterval: .milliseconds(50))
   }
 
   init(
     path: String, baud: Int?, retryPolicy: RetryPolicy, epochTimeout: Duration,
-    pollInterval: Duration
-  ) throws(TraceError) {
+    silenceTimeout: Duration?, pollInterval: Duration
+  ) throws(LiveSourceError) {
     guard !path.isEmpty, !path.utf8.contains(0) else {
-      throw TraceError(file: path, reason: "the NMEA path must not be empty")
+      throw .invalidConfiguration(
+        setting: "NMEA path", value: path, reason: "must be a non-empty path")
     }
     if let baud, SerialPort.speed(forBaud: baud) == nil {
       let rates = NMEADeviceSource.supportedBaudRates.map(String.init).joined(separator: ", ")
-      throw TraceError(
-        file: path, reason: "unsupported baud rate \(baud); use one of \(rates)")
+      throw .invalidConfiguration(
+        setting: "baud rate for \(path)", value: String(baud), reason: "use one of \(rates)")
     }
-    guard epochTimeout >= .zero else {
-      throw TraceError(file: path, reason: "invalid epoch timeout \(epochTimeout): must be >= 0")
-    }
+    try LiveTiming.validate(epochTimeout: epochTimeout, silenceTimeout: silenceTimeout)
     self.path = path
     self.baud = baud
     self.retryPolicy = retryPolicy
     self.epochTimeout = epochTimeout
+    self.silenceTimeout = silenceTimeout
     self.pollInterval = pollInterval
   }
 
   /// What every stream of this source has seen so far (cumulative over `reports()` calls).
-  public var counters: NMEADeviceCounters { sharedCounters.snapshot }
+  public var counters: LiveSourceCounters { sharedCounters.snapshot }
 
   /// Opens the path on a new reader thread and streams fixes and statuses; see the type's
   /// documentation. Stopping the iteration (or cancelling its task) wakes the reader, which
   /// closes the path at once.
   public func reports() -> AsyncThrowingStream<SourceReport, any Error> {
-    let (stream, continuation) = AsyncThrowingStream<SourceReport, any Error>.makeStream()
-    let stop = ReaderStopSignal()
-    let session = NMEADeviceSession(
-      configuration: .init(
-        path: path, baud: baud, retryPolicy: retryPolicy, epochTimeout: epochTimeout,
-        pollInterval: pollInterval),
-      continuation: continuation, stop: stop, counters: sharedCounters)
-    continuation.onTermination = { _ in stop.request() }
-    let thread = Thread { session.run() }
-    thread.name = "nmea-reader \(path)"
-    thread.start()
-    return stream
+    LiveSession.stream(
+      from: NMEADeviceEndpoint(path: path, baud: baud), retryPolicy: retryPolicy,
+      timing: .init(
+        epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval),
+      counters: sharedCounters, transcript: nil, threadName: "nmea-reader \(path)")
   }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// blocking. Every `open`/`termios`/`read` call of the source lives here.
 ///
 /// Not thread-safe: one reader thread owns an instance from `open` to `close`.
-final class SerialPort {
+final class SerialPort: LiveLink {
   /// What the path turned out to be; decides what end of input means.
   enum Kind: Sendable, Equatable {
     /// A terminal (serial port, USB serial, pseudo-terminal): configured with termios; end of
@@ -18,21 +18,6 @@ final class SerialPort {
     /// Anything else that can be read (a regular file, a character device that is not a
     /// terminal): read to the end, which ends the source.
     case other
-  }
-
-  /// Why a path could not be opened; `isTransient` failures are retried (the device may be
-  /// plugged in later), the others end the stream.
-  struct OpenFailure: Error {
-    var reason: String
-    var isTransient: Bool
-  }
-
-  /// The outcome of one `read`.
-  enum ReadResult {
-    case bytes(Int)
-    case wouldBlock
-    case endOfInput
-    case failed(String)
   }
 
   /// Baud rates the source accepts and their termios constants.
@@ -58,6 +43,12 @@ final class SerialPort {
   private(set) var baud: Int?
   private var isOpen = true
 
+  /// A terminal that ends went away (unplugged) and is reopened; pipes, standard input and
+  /// files simply end.
+  var endsAtEndOfInput: Bool { kind != .terminal }
+  let hangUpReason = "the device hung up"
+  let endOfInputReason = "end of input (device closed or unplugged)"
+
   private init(path: String, descriptor: Int32, kind: Kind) {
     self.path = path
     self.descriptor = descriptor
@@ -69,8 +60,8 @@ final class SerialPort {
   /// Opens `path` for reading without blocking; a terminal is switched to raw mode (no echo,
   /// no line editing, no signals, 8N1, `CLOCAL | CREAD`, `VMIN = 1`, `VTIME = 0`) at `baud`
   /// (or its current speed when nil) and input queued before configuration is discarded.
-  /// - Throws: `OpenFailure`.
-  static func open(path: String, baud: Int?) throws(OpenFailure) -> SerialPort {
+  /// - Throws: `LinkOpenFailure`.
+  static func open(path: String, baud: Int?) throws(LinkOpenFailure) -> SerialPort {
     if path == "-" {
       return SerialPort(path: path, descriptor: STDIN_FILENO, kind: .standardInput)
     }
@@ -79,7 +70,7 @@ final class SerialPort {
     let fd = Glibc.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else {
       let code = errno
-      throw OpenFailure(
+      throw LinkOpenFailure(
         reason: "cannot open: \(SerialPort.message(code))",
         isTransient: [ENOENT, ENODEV, ENXIO, EIO, EBUSY, EAGAIN, EINTR].contains(code))
     }
@@ -87,12 +78,12 @@ final class SerialPort {
     guard fstat(fd, &info) == 0 else {
       let code = errno
       Glibc.close(fd)
-      throw OpenFailure(reason: "cannot stat: \(SerialPort.message(code))", isTransient: true)
+      throw LinkOpenFailure(reason: "cannot stat: \(SerialPort.message(code))", isTransient: true)
     }
     let type = info.st_mode & S_IFMT
     if type == S_IFDIR {
       Glibc.close(fd)
-      throw OpenFailure(reason: "is a directory", isTransient: false)
+      throw LinkOpenFailure(reason: "is a directory", isTransient: false)
     }
     if type == S_IFIFO {
       return SerialPort(path: path, descriptor: fd, kind: .pipe)
@@ -105,10 +96,10 @@ final class SerialPort {
     return port
   }
 
-  private func configureTerminal(baud: Int?) throws(OpenFailure) {
+  private func configureTerminal(baud: Int?) throws(LinkOpenFailure) {
     var settings = termios()
     guard tcgetattr(descriptor, &settings) == 0 else {
-      throw OpenFailure(
+      throw LinkOpenFailure(
         reason: "cannot read terminal settings: \(SerialPort.message(errno))", isTransient: true)
     }
     cfmakeraw(&settings)
@@ -120,27 +111,27 @@ final class SerialPort {
     }
     if let baud {
       guard let speed = SerialPort.speed(forBaud: baud) else {
-        throw OpenFailure(reason: "unsupported baud rate \(baud)", isTransient: false)
+        throw LinkOpenFailure(reason: "unsupported baud rate \(baud)", isTransient: false)
       }
       guard cfsetispeed(&settings, speed) == 0, cfsetospeed(&settings, speed) == 0 else {
-        throw OpenFailure(
+        throw LinkOpenFailure(
           reason: "cannot set \(baud) baud: \(SerialPort.message(errno))", isTransient: false)
       }
     }
     guard tcsetattr(descriptor, TCSANOW, &settings) == 0 else {
-      throw OpenFailure(
+      throw LinkOpenFailure(
         reason: "cannot configure the terminal: \(SerialPort.message(errno))", isTransient: true)
     }
     // tcsetattr succeeds when any one change took effect: read back what the driver kept.
     var applied = termios()
     guard tcgetattr(descriptor, &applied) == 0 else {
-      throw OpenFailure(
+      throw LinkOpenFailure(
         reason: "cannot read terminal settings: \(SerialPort.message(errno))", isTransient: true)
     }
     let speed = cfgetispeed(&applied)
     self.baud = SerialPort.baudRates.first { $0.speed == speed }?.rate
     if let baud, self.baud != baud {
-      throw OpenFailure(
+      throw LinkOpenFailure(
         reason: "the device did not accept \(baud) baud", isTransient: false)
     }
     // Bytes that arrived before the line was configured may have been read at the wrong
@@ -149,7 +140,7 @@ final class SerialPort {
   }
 
   /// Reads what is available into `buffer`.
-  func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+  func read(into buffer: UnsafeMutableRawBufferPointer) -> LinkRead {
     while true {
       let n = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
       if n > 0 { return .bytes(n) }

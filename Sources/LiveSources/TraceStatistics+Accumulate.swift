@@ -1,4 +1,6 @@
 /// Folding one reader's counts into a running total while the reader is still going.
+import TraceFormats
+
 extension TraceStatistics {
   /// Adds what `current` counted since `baseline` (an earlier snapshot of the same reader).
   /// - Complexity: O(number of distinct reasons).
