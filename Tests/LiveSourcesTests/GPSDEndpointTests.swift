@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GPSDSource
+@testable import LiveSources
 
 struct GPSDEndpointTests {
   @Test(arguments: [
@@ -20,7 +20,7 @@ struct GPSDEndpointTests {
 
   @Test(arguments: ["host:", "host:0", "host:70000", "host:x", "::1:2947", "[::1", "[::1]x"])
   func badEndpointsAreRejected(text: String) {
-    #expect(throws: GPSDError.self) { try GPSDFixSource(endpoint: text) }
+    #expect(throws: LiveSourceError.self) { try GPSDFixSource(endpoint: text) }
   }
 
   @Test func endpointTextBracketsIPv6() {
@@ -29,7 +29,7 @@ struct GPSDEndpointTests {
   }
 
   @Test func errorsNameTheSettingAndValue() {
-    #expect(throws: GPSDError.self) { try GPSDFixSource(host: "", port: 2947) }
+    #expect(throws: LiveSourceError.self) { try GPSDFixSource(host: "", port: 2947) }
     do {
       _ = try GPSDFixSource(port: 0)
       Issue.record("port 0 accepted")

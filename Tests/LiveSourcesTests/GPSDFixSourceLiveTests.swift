@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import GPSDSource
-@testable import MissionTracking
+@testable import LiveSources
+import MissionTracking
+import TraceFormats
 
 /// Short retries so fault tests run in well under a second per outage.
 private let fastRetry = try! RetryPolicy(
@@ -46,7 +47,7 @@ struct GPSDFixSourceLiveTests {
     let port = GPSDHarness.freePort()
     try harness.startGPSD(port: port, feeding: logURL)
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
 
@@ -73,12 +74,18 @@ struct GPSDFixSourceLiveTests {
     #expect(!recorder.statusKinds.contains(.disconnected))
     // Every TPV gpsd sent is accounted for.
     let counters = gpsd.counters
-    #expect(counters.skippedLines == 0)
-    #expect(counters.mergedReports == oracle.mergedReports)
-    #expect(counters.noFixReports == oracle.noFixReports)
+    #expect(counters.garbageLines == 0)
+    #expect(counters.statistics.skipped["no fix", default: 0] == oracle.noFixReports)
     #expect(counters.unusableReports == oracle.unusableReports)
     #expect(counters.staleFixesDropped == oracle.staleFixes)
     if monotonic { #expect(oracle.staleFixes == 0) } else { #expect(oracle.staleFixes > 0) }
+
+    // Live = replay: decoding gpsd's own JSON output for this log (the .chk, as `gpspipe -w`
+    // would print it) gives these very fixes, member for member.
+    let recorded = try String(contentsOf: logURL.appendingPathExtension("chk"), encoding: .utf8)
+    let json = recorded.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("{") }
+    let decoded = try TestData.decodeGPSDJSON(json.joined(separator: "\n") + "\n")
+    #expect(TestData.admittedLive(decoded) == fixes)
   }
 
   @Test("The project's own trace is delivered exactly, one fix per epoch")
@@ -88,7 +95,7 @@ struct GPSDFixSourceLiveTests {
     let port = GPSDHarness.freePort()
     try harness.startGPSD(port: port, feeding: TestData.shortTrace)
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
 
@@ -121,7 +128,7 @@ struct GPSDFixSourceLiveTests {
     let gpsd = try source(port: port)
     #expect(GPSDHarness.clients(ofGPSDOn: port) == 0)
 
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.fixes.count >= 5 })
@@ -144,7 +151,7 @@ struct GPSDFixSourceLiveTests {
     let received = try harness.captureOnce(port: port)
     let gpsd = try GPSDFixSource(
       host: "127.0.0.1", port: port, device: "/dev/ttyFAKE0", retryPolicy: fastRetry)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.statusKinds.contains(.connected) })
@@ -174,7 +181,7 @@ struct GPSDFixSourceLiveTests {
       port: port,
       feeding: try harness.file(named: "first-half.nmea", contents: Data(firstHalf.utf8)))
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.fixes.count >= 20 })
@@ -223,7 +230,7 @@ struct GPSDFixSourceLiveTests {
     defer { harness.stopAll() }
     let port = GPSDHarness.freePort()
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.statusKinds.filter { $0 == .reconnecting }.count >= 4 })
@@ -245,7 +252,7 @@ struct GPSDFixSourceLiveTests {
     #expect(recorder.statusKinds.filter { $0 == .disconnected }.count == 1)
     #expect(recorder.statusKinds.contains(.connected))
     #expect(!recorder.statusKinds.contains(.gap))  // nothing was delivered before
-    #expect(gpsd.counters.failedConnectAttempts >= 3)
+    #expect(gpsd.counters.failedAttempts >= 3)
     #expect(gpsd.counters.connections == 1)
   }
 
@@ -255,11 +262,11 @@ struct GPSDFixSourceLiveTests {
     let retry = try RetryPolicy(
       initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20), maximumAttempts: 3)
     let gpsd = try source(port: port, retry: retry)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait(upTo: .seconds(5)) { $0.ended })
-    #expect(recorder.error?.contains("unreachable after 3 attempts") == true)
+    #expect(recorder.error.map { "\($0)" }?.contains("unreachable after 3 attempts") == true)
     #expect(recorder.statusKinds == [.disconnected, .reconnecting, .reconnecting])
   }
 
@@ -278,7 +285,7 @@ struct GPSDFixSourceLiveTests {
     try harness.startGPSD(
       port: port, feeding: try harness.file(named: "episodes.nmea", contents: Data(text.utf8)))
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.statusKinds.filter { $0 == .noFix }.count >= 2 })
@@ -292,7 +299,7 @@ struct GPSDFixSourceLiveTests {
       }
     }
     #expect(kinds == ["connected", "no_fix", "fix", "fix", "fix", "no_fix"])
-    #expect(gpsd.counters.noFixReports >= 6)
+    #expect(gpsd.counters.statistics.skipped["no fix", default: 0] >= 6)
   }
 
   @Test(
@@ -305,11 +312,12 @@ struct GPSDFixSourceLiveTests {
     try harness.startGPSD(
       port: port, feeding: TestData.gpsdReference.appendingPathComponent("eXplorist110.log"))
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     // The .chk has 18 TPVs, all mode 1.
-    #expect(await recorder.wait { _ in gpsd.counters.noFixReports >= 18 })
+    #expect(
+      await recorder.wait { _ in gpsd.counters.statistics.skipped["no fix", default: 0] >= 18 })
     try await Task.sleep(for: .milliseconds(300))
     task.cancel()
     #expect(recorder.fixes.isEmpty)
@@ -339,7 +347,7 @@ struct GPSDFixSourceLiveTests {
     let port = GPSDHarness.freePort()
     try harness.serveOnce(try harness.file(named: "garbage.jsonl", contents: bytes), port: port)
     let gpsd = try source(port: port)
-    let recorder = ReportRecorder()
+    let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
     // The fake gpsd hangs up after its last line.
@@ -348,11 +356,11 @@ struct GPSDFixSourceLiveTests {
 
     #expect(recorder.fixes.map(\.coordinate.latitude) == [59.0, 59.0001, 59.0002])
     let counters = gpsd.counters
-    #expect(counters.skippedLines == 6)
-    #expect(counters.overlongLines == 1)
+    #expect(counters.garbageLines == 6)
+    #expect(counters.statistics.skipped["line too long"] == 1)
     #expect(counters.unusableReports == 2)
     #expect(counters.staleFixesDropped == 1)
-    #expect(counters.linesRead == 13)
+    #expect(counters.statistics.recordsRead == 13)
     #expect(recorder.statusKinds.prefix(2) == [.connected, .disconnected])
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import MissionTracking
+@testable import LiveSources
+import MissionTracking
 
 @Suite struct LiveFixDeliveryTests {
   @Test func fixesNotNewerThanTheLastDeliveredAreDropped() {
@@ -10,7 +11,7 @@ import Testing
     #expect(delivery.admit(testFix(10, sigtuna)) == .drop)
     #expect(delivery.admit(testFix(9, sigtuna)) == .drop)
     #expect(delivery.admit(testFix(11, sigtuna)) == .deliver(gapDetail: nil))
-    #expect(delivery.lastDelivered == .t(11))
+    #expect(delivery.lastDelivered == testTime(11))
   }
 
   @Test func theFirstFixAfterAnOutageNamesTheGapInFixTimeAndWallTime() {
@@ -61,3 +62,15 @@ import Testing
     #expect(LiveFixDelivery.format(.seconds(0)) == "0")
   }
 }
+
+/// Seconds after 2026-05-04T10:00:00Z.
+private func testTime(_ seconds: Double) -> Date {
+  Date(timeIntervalSince1970: 1_777_888_800 + seconds)
+}
+
+/// A fix at `coordinate`, `seconds` after the test epoch.
+private func testFix(_ seconds: Double, _ coordinate: Coordinate) -> Fix {
+  Fix(time: testTime(seconds), coordinate: coordinate, source: "test")
+}
+
+private let sigtuna = Coordinate(uncheckedLatitude: 59.617, longitude: 17.724)

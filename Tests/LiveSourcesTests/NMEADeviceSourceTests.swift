@@ -1,8 +1,9 @@
 import Foundation
 import MissionTracking
 import Testing
+import TraceFormats
 
-@testable import TraceFormats
+@testable import LiveSources
 
 /// The raw NMEA source over real pseudo-terminals (socat), named pipes and files.
 @Suite("Raw NMEA device source", .serialized)
@@ -11,7 +12,7 @@ struct NMEADeviceSourceTests {
 
   /// A trace of the project's own, as lines without comments.
   static func traceLines(_ relativePath: String) throws -> [String] {
-    let url = Reference.packageRoot.appendingPathComponent(relativePath)
+    let url = TestData.packageRoot.appendingPathComponent(relativePath)
     return try String(contentsOf: url, encoding: .utf8)
       .split(whereSeparator: \.isNewline)
       .map(String.init)
@@ -51,6 +52,11 @@ struct NMEADeviceSourceTests {
     FileManager.default.temporaryDirectory.appendingPathComponent(
       "nmea-device-\(UUID().uuidString)-\(name)"
     ).path
+  }
+
+  /// `body` (with its `$`) followed by `*HH`, its checksum.
+  static func sentence(_ body: String) -> String {
+    TestData.sentence(String(body.dropFirst())).trimmingCharacters(in: .newlines)
   }
 
   /// A fast retry policy for the tests.
@@ -104,7 +110,7 @@ struct NMEADeviceSourceTests {
     #expect(counters.fixesDelivered == expected.fixes.count)
     #expect(counters.staleFixesDropped == 0)
     #expect(counters.noFixEpisodes == 1)
-    #expect(counters.idleReleases > 0)
+    #expect(counters.quietReleases > 0)
     #expect(recorder.error == nil)
   }
 
@@ -223,9 +229,9 @@ struct NMEADeviceSourceTests {
     let kinds = recorder.statusKinds.filter { $0 != .reconnecting }
     #expect(kinds == [.connected, .disconnected, .connected, .gap])
     let counters = source.counters
-    #expect(counters.opens == 2)
-    #expect(counters.reopens == 1)
-    #expect(counters.failedOpenAttempts >= 0)
+    #expect(counters.connections == 2)
+    #expect(counters.reconnects == 1)
+    #expect(counters.failedAttempts >= 0)
     // The gap comes right before the first fix of the second device.
     let gapIndex = try #require(
       recorder.reports.firstIndex {
@@ -305,7 +311,7 @@ struct NMEADeviceSourceTests {
     #expect(counters.statistics.skipped["not NMEA"] == 1)
     #expect(counters.statistics.skipped["bad checksum"] == 1)
     #expect(counters.statistics.skipped["line too long"] == 1)
-    #expect(counters.opens == 1)
+    #expect(counters.connections == 1)
     #expect(!processHasOpenDescriptor(on: fifo))
   }
 
@@ -352,15 +358,15 @@ struct NMEADeviceSourceTests {
       let time = String(format: "1000%02d.00", second)
       let latitude = String(format: "5937.%04d", 4000 + second)
       return [
-        sentence("$GPRMC,\(time),A,\(latitude),N,01744.1119,E,1.0,90.0,040526,,,A"),
-        sentence("$GPGGA,\(time),\(latitude),N,01744.1119,E,1,09,0.8,42.0,M,23.5,M,,"),
+        Self.sentence("$GPRMC,\(time),A,\(latitude),N,01744.1119,E,1.0,90.0,040526,,,A"),
+        Self.sentence("$GPGGA,\(time),\(latitude),N,01744.1119,E,1,09,0.8,42.0,M,23.5,M,,"),
       ]
     }
     func noFix(_ second: Int) -> [String] {
       let time = String(format: "1000%02d.00", second)
       return [
-        sentence("$GPRMC,\(time),V,,,,,,,040526,,,N"),
-        sentence("$GPGGA,\(time),,,,,0,00,99.9,,M,,M,,"),
+        Self.sentence("$GPRMC,\(time),V,,,,,,,040526,,,N"),
+        Self.sentence("$GPGGA,\(time),,,,,0,00,99.9,,M,,M,,"),
       ]
     }
     let lines =
@@ -394,11 +400,12 @@ struct NMEADeviceSourceTests {
 
   @Test("An unsupported baud rate is an error that names it", arguments: [0, -9600, 1234, 14_400])
   func unsupportedBaud(rate: Int) throws {
-    let error = #expect(throws: TraceError.self) {
+    let error = #expect(throws: LiveSourceError.self) {
       try NMEADeviceSource(path: "/dev/ttyUSB0", baud: rate)
     }
-    #expect(error?.reason.hasPrefix("unsupported baud rate \(rate);") == true)
-    #expect(error?.description.contains("/dev/ttyUSB0") == true)
+    #expect(
+      error?.description.hasPrefix("invalid baud rate for /dev/ttyUSB0 '\(rate)': use one of")
+        == true)
   }
 
   @Test("Every standard rate from 4800 to 921600 is accepted")
@@ -422,16 +429,21 @@ struct NMEADeviceSourceTests {
     let task = recorder.consume(source.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.ended })
-    let error = try #require(recorder.error as? TraceError)
-    #expect(error.file == missing)
-    #expect(error.reason.contains("No such file or directory"))
-    #expect(error.reason.contains("gave up after 4 attempts"))
+    let error = try #require(recorder.error as? LiveSourceError)
+    guard case .unreachable(let receiver, let attempts, let reason) = error else {
+      Issue.record("not unreachable: \(error)")
+      return
+    }
+    #expect(receiver == missing)
+    #expect(attempts == 4)
+    #expect(reason.contains("No such file or directory"))
+    #expect(error.description.contains("unreachable after 4 attempts"))
     #expect(recorder.statusKinds == [.disconnected, .reconnecting, .reconnecting, .reconnecting])
     #expect(
       recorder.statuses.dropFirst().map(\.detail) == [
         "retry 1 in 0.02 s", "retry 2 in 0.04 s", "retry 3 in 0.04 s",
       ])
-    #expect(source.counters.failedOpenAttempts == 4)
+    #expect(source.counters.failedAttempts == 4)
   }
 
   @Test("A directory is not retried: the stream throws at once")
@@ -441,7 +453,9 @@ struct NMEADeviceSourceTests {
     let task = recorder.consume(source.reports())
     defer { task.cancel() }
     #expect(await recorder.wait { $0.ended })
-    #expect((recorder.error as? TraceError)?.reason == "is a directory")
+    #expect(
+      recorder.error as? LiveSourceError
+        == .unusable(path: NSTemporaryDirectory(), reason: "is a directory"))
     #expect(recorder.reports.isEmpty)
   }
 }

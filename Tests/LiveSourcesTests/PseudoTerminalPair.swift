@@ -134,14 +134,3 @@ func processHasOpenDescriptor(on path: String) -> Bool {
   }
   return false
 }
-
-/// Polls a synchronous condition until it holds or `timeout` passes.
-func eventually(upTo timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-  let clock = ContinuousClock()
-  let deadline = clock.now.advanced(by: timeout)
-  while clock.now < deadline {
-    if condition() { return true }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return condition()
-}

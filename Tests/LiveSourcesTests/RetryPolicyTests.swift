@@ -1,5 +1,5 @@
 import Foundation
-import MissionTracking
+import LiveSources
 import Testing
 
 @Suite struct RetryPolicyTests {
@@ -32,31 +32,32 @@ import Testing
   }
 
   @Test func badPoliciesAreRejectedNamingTheSettingAndValue() {
-    let cases: [(() throws(TrackingError) -> RetryPolicy, String)] = [
+    let cases: [(() throws(LiveSourceError) -> RetryPolicy, String)] = [
       (
-        { () throws(TrackingError) in try RetryPolicy(initialDelay: .seconds(-1)) },
-        "initial retry delay -1.0 seconds: must be >= 0"
+        { () throws(LiveSourceError) in try RetryPolicy(initialDelay: .seconds(-1)) },
+        "invalid initial retry delay '-1.0 seconds': must be >= 0"
       ),
       (
-        { () throws(TrackingError) in
+        { () throws(LiveSourceError) in
           try RetryPolicy(initialDelay: .seconds(2), maximumDelay: .seconds(1))
-        }, "maximum retry delay 1.0 seconds: must be >= the initial delay 2.0 seconds"
+        }, "invalid maximum retry delay '1.0 seconds': must be >= the initial delay 2.0 seconds"
       ),
       (
-        { () throws(TrackingError) in try RetryPolicy(multiplier: 0.5) },
-        "retry multiplier 0.5: must be a number >= 1"
+        { () throws(LiveSourceError) in try RetryPolicy(multiplier: 0.5) },
+        "invalid retry multiplier '0.5': must be a number >= 1"
       ),
       (
-        { () throws(TrackingError) in try RetryPolicy(multiplier: .nan) },
-        "retry multiplier nan: must be a number >= 1"
+        { () throws(LiveSourceError) in try RetryPolicy(multiplier: .nan) },
+        "invalid retry multiplier 'nan': must be a number >= 1"
       ),
       (
-        { () throws(TrackingError) in try RetryPolicy(maximumAttempts: 0) },
-        "maximum attempts 0: must be >= 1"
+        { () throws(LiveSourceError) in try RetryPolicy(maximumAttempts: 0) },
+        "invalid maximum attempts '0': must be >= 1"
       ),
     ]
     for (make, text) in cases {
-      #expect(throws: TrackingError.invalidConfiguration(text)) { try make() }
+      let error = #expect(throws: LiveSourceError.self) { try make() }
+      #expect(error?.description == text)
     }
   }
 }

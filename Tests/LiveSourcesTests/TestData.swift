@@ -1,5 +1,8 @@
 import Foundation
 import MissionTracking
+import TraceFormats
+
+@testable import LiveSources
 
 /// Locations of the test inputs, found from this file's path.
 enum TestData {
@@ -36,6 +39,36 @@ enum TestData {
     return (start.addingTimeInterval(Double(k)), latitude, 18.0686, 25.0 + 0.1 * Double(k))
   }
 
+  /// What `missiontrack decode` gives for gpsd JSON `text` (`GPSDJSONDecoder`, lenient).
+  static func decodeGPSDJSON(_ text: String) throws -> [Fix] {
+    var decoder = GPSDJSONDecoder()
+    var fixes: [Fix] = []
+    try Array(text.utf8).withUnsafeBytes { try decoder.decode($0, into: &fixes) }
+    try decoder.finish(into: &fixes)
+    return fixes
+  }
+
+  /// What `missiontrack decode` gives for the trace `bytes` (format detected from content,
+  /// as for a file on the command line).
+  static func decodeTrace(_ bytes: [UInt8]) throws -> [Fix] {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "live-transcript-\(UUID().uuidString)")
+    try Data(bytes).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    var fixes: [Fix] = []
+    try TraceReader(path: url.path).forEachBatch { fixes += $0 }
+    return fixes
+  }
+
+  /// The fixes a live source delivers out of `fixes`: each one whose time is after the last
+  /// delivered one (the live sources' stale-fix rule).
+  static func admittedLive(_ fixes: [Fix]) -> [Fix] {
+    var delivery = LiveFixDelivery(outageSubject: "test")
+    return fixes.filter {
+      if case .deliver = delivery.admit($0) { true } else { false }
+    }
+  }
+
   /// An NMEA sentence with its checksum: `$BODY*HH\r\n`.
   static func sentence(_ body: String) -> String {
     let sum = body.utf8.reduce(UInt8(0), ^)
@@ -62,8 +95,6 @@ struct ChkOracle {
   var distinctTimes: Set<Date> = []
   /// For each time, gpsd's last TPV with that time.
   var lastByTime: [Date: Expected] = [:]
-  /// TPVs folded into the pending fix of the same epoch.
-  var mergedReports = 0
   /// Epochs dropped because their time was not after the last delivered one.
   var staleFixes = 0
   /// TPVs with mode 0 or 1.
@@ -106,10 +137,24 @@ struct ChkOracle {
       distinctTimes.insert(time)
       lastByTime[time] = expected
       if let current = pending {
-        if current.time == time { mergedReports += 1 } else { release() }
+        if current.time != time { release() }
       }
       pending = expected
     }
     release()
+  }
+}
+
+extension LiveSourceCounters {
+  /// Lines that were not gpsd reports at all: not JSON, no class, or over-long.
+  var garbageLines: Int {
+    ["bad JSON", "no class", "line too long"].reduce(0) { $0 + statistics.skipped[$1, default: 0] }
+  }
+
+  /// TPVs with mode ≥ 2 but no usable time or position.
+  var unusableReports: Int {
+    ["no position", "no time", "bad time", "bad position"].reduce(0) {
+      $0 + statistics.skipped[$1, default: 0]
+    }
   }
 }
