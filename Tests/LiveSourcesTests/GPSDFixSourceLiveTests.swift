@@ -6,10 +6,10 @@ import MissionTracking
 import TraceFormats
 
 /// Short retries so fault tests run in well under a second per outage.
-private let fastRetry = try! RetryPolicy(
+let fastRetry = try! RetryPolicy(
   initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200), multiplier: 2)
 
-private func source(port: Int, retry: RetryPolicy = fastRetry) throws -> GPSDFixSource {
+func source(port: Int, retry: RetryPolicy = fastRetry) throws -> GPSDFixSource {
   try GPSDFixSource(host: "127.0.0.1", port: port, retryPolicy: retry)
 }
 

@@ -98,10 +98,45 @@ final class GPSDHarness {
 
   /// Starts gpsd on `port` (read-only, foreground) with a `tcp://` source that feeds `log`.
   /// gpsd reads the source only once a client watches, so nothing is lost before then.
-  func startGPSD(port: Int, feeding log: URL) throws {
+  /// Returns the device path gpsd knows the source by (`tcp://127.0.0.1:FEED`).
+  @discardableResult
+  func startGPSD(port: Int, feeding log: URL) throws -> String {
     let feed = GPSDHarness.freePort()
     try serveOnce(log, port: feed)
-    let gpsd = [GPSDHarness.gpsdPath, "-N", "-b", "-S", String(port), "tcp://127.0.0.1:\(feed)"]
+    return try startGPSD(port: port, devices: ["tcp://127.0.0.1:\(feed)"])
+  }
+
+  /// Serves `parts` once to the first client of `port`, pausing `pause` seconds between
+  /// them (a receiver that falls silent and resumes), then keeps the connection open for
+  /// `hold` seconds.
+  func servePaced(_ parts: [URL], pause: Double, hold: Double = 0, port: Int) throws {
+    let script =
+      parts.map { "cat '\($0.path)'" }.joined(separator: "; sleep \(pause); ")
+      + "; sleep \(hold)"
+    // -U: the data flows from the script to the client, and the script starts only once a
+    // client (gpsd) has connected, so the pause falls while gpsd is reading.
+    try launch(
+      GPSDHarness.socatPath,
+      ["-U", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr", "SYSTEM:\(script)"])
+    try waitUntilListening(port: port, what: "socat")
+  }
+
+  /// The control socket of the gpsd started with `controlSocket: true`.
+  var controlSocket: URL { scratch.appendingPathComponent("control/gpsd.sock") }
+
+  /// Starts gpsd on `port` reading `devices` (paths as gpsd takes them); with
+  /// `controlSocket`, gpsd also listens on `controlSocket` for `+PATH`/`-PATH` commands.
+  @discardableResult
+  func startGPSD(port: Int, devices: [String], controlSocket: Bool = false) throws -> String {
+    var gpsd = [GPSDHarness.gpsdPath, "-N", "-b", "-S", String(port)]
+    if controlSocket {
+      let directory = self.controlSocket.deletingLastPathComponent()
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      // gpsd may run as user gpsd: it must be able to create its socket there.
+      chmod(directory.path, 0o777)
+      gpsd += ["-F", self.controlSocket.path]
+    }
+    gpsd += devices
     // Preferred: a private IPC namespace, so gpsd's NTP segments die with it. As root, run
     // gpsd as user gpsd; otherwise inside an unprivileged user namespace (gpsd then fails to
     // drop privileges, says so, and carries on). Last resort: gpsd as is.
@@ -121,8 +156,9 @@ final class GPSDHarness {
       let process = try launch(command[0], Array(command.dropFirst()))
       do {
         try waitUntilListening(port: port, what: "gpsd", while: process)
+        if controlSocket { try waitUntilExists(self.controlSocket, while: process) }
         self.gpsd = process
-        return
+        return devices.first ?? ""
       } catch {
         lastError = error
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -130,6 +166,26 @@ final class GPSDHarness {
       }
     }
     throw lastError ?? HarnessError(description: "gpsd did not start")
+  }
+
+  /// Sends one command (`-PATH` removes a device, `+PATH` adds one) to gpsd's control
+  /// socket; returns gpsd's answer (`OK`, `ERROR`).
+  @discardableResult
+  func control(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: GPSDHarness.socatPath)
+    process.arguments = ["-t", "2", "-", "UNIX-CONNECT:\(controlSocket.path)"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try GPSDHarness.runWithDefaultSignalMask(process)
+    try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
+    try input.fileHandleForWriting.close()
+    let answer = try output.fileHandleForReading.readToEnd() ?? Data()
+    process.waitUntilExit()
+    return String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// Kills the current gpsd with `signal` (default SIGKILL, a crash) and waits for it.
@@ -204,6 +260,17 @@ final class GPSDHarness {
       usleep(10_000)
     }
     throw HarnessError(description: "\(what) did not listen on 127.0.0.1:\(port) within 5 s")
+  }
+
+  /// Waits up to 5 s for `file` to exist; gives up early when `process` exits.
+  private func waitUntilExists(_ file: URL, while process: Process) throws {
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      if FileManager.default.fileExists(atPath: file.path) { return }
+      if !process.isRunning { break }
+      usleep(10_000)
+    }
+    throw HarnessError(description: "gpsd did not create \(file.path) within 5 s")
   }
 
   /// TCP states as `/proc/net/tcp` writes them.

@@ -60,6 +60,20 @@ enum TestData {
     return fixes
   }
 
+  /// Runs `tool` with `arguments` and returns what it printed on standard output.
+  static func run(_ tool: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = try output.fileHandleForReading.readToEnd() ?? Data()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// The fixes a live source delivers out of `fixes`: each one whose time is after the last
   /// delivered one (the live sources' stale-fix rule).
   static func admittedLive(_ fixes: [Fix]) -> [Fix] {
