@@ -1,0 +1,88 @@
+import Foundation
+import MissionTracking
+import Testing
+
+@testable import LiveSources
+
+/// A receiver that stops talking while its device stays open: one `silent` status, then
+/// `connected` when it speaks again, and no fix lost or reordered around them.
+extension NMEADeviceSourceTests {
+  /// The reports in arrival order, fixes as `fix`, up to the last fix.
+  static func shapeUpToLastFix(_ reports: [SourceReport]) -> [String] {
+    var shape = reports.map { report in
+      switch report {
+      case .fix: "fix"
+      case .status(let status): status.kind.rawValue
+      }
+    }
+    while let last = shape.last, last != "fix" { shape.removeLast() }
+    return shape
+  }
+
+  @Test(
+    "A pseudo-terminal that falls silent gives one silent status, then connected",
+    .enabled(if: PseudoTerminalPair.isAvailable, "socat is not installed"))
+  func silentTerminalIsReportedOnceAndResumes() async throws {
+    let pair = try PseudoTerminalPair()
+    defer { pair.stop() }
+    let lines = Array(try Self.traceLines("Traces/demo/walk.nmea").prefix(40))
+    let bursts = Self.bursts(lines)
+    let half = bursts.count / 2
+    let expected = try Self.readerFixes(lines.map { $0 + "\r\n" }.joined()).fixes
+    let firstFixes = try Self.readerFixes(bursts[..<half].joined()).fixes.count
+
+    let source = try NMEADeviceSource(
+      path: pair.readerPath, baud: 9600, silenceTimeout: .milliseconds(700))
+    let recorder = SourceRecorder()
+    let task = recorder.consume(source.reports())
+    defer { task.cancel() }
+    #expect(await recorder.wait { $0.statusKinds.contains(.connected) })
+    let writer = try pair.openWriter()
+    try await Self.writePaced(Array(bursts[..<half]), to: writer, seed: 21)
+    #expect(await recorder.wait { $0.statusKinds.contains(.silent) })
+    try await Self.writePaced(Array(bursts[half...]), to: writer, seed: 22)
+    #expect(await recorder.wait { $0.fixes.count >= expected.count })
+    task.cancel()
+
+    #expect(recorder.fixes == expected)
+    #expect(
+      Self.shapeUpToLastFix(recorder.reports)
+        == ["connected"] + Array(repeating: "fix", count: firstFixes) + ["silent", "connected"]
+        + Array(repeating: "fix", count: expected.count - firstFixes))
+    let silent = try #require(recorder.statuses.first { $0.kind == .silent })
+    #expect(silent.detail.hasPrefix("no reports from \(pair.readerPath) for 0.7"))
+    #expect(source.counters.silentEpisodes == 1)
+    #expect(source.counters.connections == 1)
+  }
+
+  @Test("A named pipe whose writer pauses gives silent, connected, then ended")
+  func silentPipeIsReportedOnceAndResumes() async throws {
+    let fifo = Self.temporaryPath("silent-fifo")
+    try #require(mkfifo(fifo, 0o600) == 0)
+    defer { try? FileManager.default.removeItem(atPath: fifo) }
+    let lines = Array(try Self.traceLines("Traces/demo/walk.nmea").prefix(30))
+    let first = lines.prefix(14).map { $0 + "\r\n" }.joined()
+    let rest = lines.dropFirst(14).map { $0 + "\r\n" }.joined()
+    let expected = try Self.readerFixes(first + rest).fixes
+
+    let source = try NMEADeviceSource(path: fifo, silenceTimeout: .milliseconds(400))
+    let recorder = SourceRecorder()
+    let task = recorder.consume(source.reports())
+    defer { task.cancel() }
+    #expect(await recorder.wait { $0.statusKinds.contains(.connected) })
+    let fd = open(fifo, O_WRONLY | O_CLOEXEC)
+    try #require(fd >= 0)
+    let writer = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    try writer.write(contentsOf: Data(first.utf8))
+    #expect(await recorder.wait { $0.statusKinds.contains(.silent) })
+    try writer.write(contentsOf: Data(rest.utf8))
+    try writer.close()
+    #expect(await recorder.wait { $0.ended })
+
+    #expect(recorder.error == nil)
+    #expect(recorder.fixes == expected)
+    #expect(recorder.statusKinds == [.connected, .silent, .connected, .ended])
+    let resumed = try #require(recorder.statuses.dropFirst().first { $0.kind == .connected })
+    #expect(resumed.detail.hasPrefix("\(fifo): reports resumed after"))
+  }
+}
