@@ -40,11 +40,11 @@ public struct GPSDFixSource: FixSource {
   public let retryPolicy: RetryPolicy
   /// How long to wait for more reports of an epoch before releasing its fix when no report
   /// of the next epoch arrives.
-  public let epochTimeout: Duration
+  public var epochTimeout: Duration { timing.epochTimeout }
   /// No report for this long while connected is reported as `silent`; nil never reports.
-  public let silenceTimeout: Duration?
+  public var silenceTimeout: Duration? { timing.silenceTimeout }
 
-  let pollInterval: Duration
+  let timing: LiveTiming
   /// Receives every byte read from gpsd, when set (tests record what the client received).
   let transcript: LiveTranscript?
   private let sharedCounters = LiveSharedCounters()
@@ -105,14 +105,12 @@ public struct GPSDFixSource: FixSource {
       throw .invalidConfiguration(
         setting: "gpsd device", value: device, reason: "must be a non-empty path")
     }
-    try LiveTiming.validate(epochTimeout: epochTimeout, silenceTimeout: silenceTimeout)
+    timing = try LiveTiming(
+      epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval)
     self.host = host
     self.port = port
     self.device = device
     self.retryPolicy = retryPolicy
-    self.epochTimeout = epochTimeout
-    self.silenceTimeout = silenceTimeout
-    self.pollInterval = pollInterval
     self.transcript = transcript
   }
 
@@ -126,8 +124,7 @@ public struct GPSDFixSource: FixSource {
     let endpoint = GPSDEndpoint(host: host, port: port, device: device)
     return LiveSession.stream(
       from: endpoint, retryPolicy: retryPolicy,
-      timing: .init(
-        epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval),
+      timing: timing,
       counters: sharedCounters, transcript: transcript,
       threadName: "gpsd-reader \(endpoint.receiverName)")
   }

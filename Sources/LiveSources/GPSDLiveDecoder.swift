@@ -25,10 +25,8 @@ struct GPSDLiveDecoder: LiveDecoder {
 
   mutating func feed(_ bytes: UnsafeRawBufferPointer, into items: inout [LiveItem]) {
     Self.forEachLine(bytes) { line in
-      fixes.removeAll(keepingCapacity: true)
       // Lenient decoding never throws: bad lines are counted in its statistics.
-      try? decoder.decode(line, into: &fixes)
-      items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+      Self.collect(&decoder, &fixes, into: &items) { try? $0.decode(line, into: &$1) }
       switch decoder.takeNote() {
       case .noFix(let mode):
         if mode == 1 { items.append(.noFix) }
@@ -53,14 +51,10 @@ struct GPSDLiveDecoder: LiveDecoder {
   }
 
   mutating func releaseHeldEpochs(into items: inout [LiveItem]) {
-    fixes.removeAll(keepingCapacity: true)
-    decoder.releaseOpenEpoch(into: &fixes)
-    items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+    Self.collect(&decoder, &fixes, into: &items) { $0.releaseOpenEpoch(into: &$1) }
   }
 
   mutating func finish(into items: inout [LiveItem]) {
-    fixes.removeAll(keepingCapacity: true)
-    try? decoder.finish(into: &fixes)
-    items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+    Self.collect(&decoder, &fixes, into: &items) { try? $0.finish(into: &$1) }
   }
 }

@@ -39,6 +39,17 @@ protocol LiveDecoder {
 }
 
 extension LiveDecoder {
+  /// Runs `produce` on `wrapped` with the emptied `scratch` array and appends the fixes it
+  /// produced to `items`.
+  static func collect<Wrapped>(
+    _ wrapped: inout Wrapped, _ scratch: inout [Fix], into items: inout [LiveItem],
+    _ produce: (inout Wrapped, inout [Fix]) -> Void
+  ) {
+    scratch.removeAll(keepingCapacity: true)
+    produce(&wrapped, &scratch)
+    items.append(contentsOf: scratch.lazy.map(LiveItem.fix))
+  }
+
   /// Calls `body` with each line of `bytes` (the last one may lack its newline), so items
   /// that depend on one line (a no-fix sentence) land between the fixes around it.
   static func forEachLine(

@@ -43,11 +43,11 @@ public struct NMEADeviceSource: FixSource {
   /// How to reopen a device that is missing or went away.
   public let retryPolicy: RetryPolicy
   /// Quiet time on the line after which held epochs are released as fixes.
-  public let epochTimeout: Duration
+  public var epochTimeout: Duration { timing.epochTimeout }
   /// No input for this long while open is reported as `silent`; nil never reports.
-  public let silenceTimeout: Duration?
+  public var silenceTimeout: Duration? { timing.silenceTimeout }
 
-  let pollInterval: Duration
+  let timing: LiveTiming
   private let sharedCounters = LiveSharedCounters()
 
   /// Creates a source; nothing is opened until `reports()`.
@@ -87,13 +87,11 @@ public struct NMEADeviceSource: FixSource {
       throw .invalidConfiguration(
         setting: "baud rate for \(path)", value: String(baud), reason: "use one of \(rates)")
     }
-    try LiveTiming.validate(epochTimeout: epochTimeout, silenceTimeout: silenceTimeout)
+    timing = try LiveTiming(
+      epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval)
     self.path = path
     self.baud = baud
     self.retryPolicy = retryPolicy
-    self.epochTimeout = epochTimeout
-    self.silenceTimeout = silenceTimeout
-    self.pollInterval = pollInterval
   }
 
   /// What every stream of this source has seen so far (cumulative over `reports()` calls).
@@ -105,8 +103,7 @@ public struct NMEADeviceSource: FixSource {
   public func reports() -> AsyncThrowingStream<SourceReport, any Error> {
     LiveSession.stream(
       from: NMEADeviceEndpoint(path: path, baud: baud), retryPolicy: retryPolicy,
-      timing: .init(
-        epochTimeout: epochTimeout, silenceTimeout: silenceTimeout, pollInterval: pollInterval),
+      timing: timing,
       counters: sharedCounters, transcript: nil, threadName: "nmea-reader \(path)")
   }
 }

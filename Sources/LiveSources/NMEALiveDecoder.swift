@@ -22,28 +22,20 @@ struct NMEALiveDecoder: LiveDecoder {
   mutating func feed(_ bytes: UnsafeRawBufferPointer, into items: inout [LiveItem]) {
     Self.forEachLine(bytes) { line in
       let noFixBefore = decoder.statistics.skipped["no fix"] ?? 0
-      fixes.removeAll(keepingCapacity: true)
       // Lenient decoding never throws: bad sentences are counted in its statistics.
-      try? decoder.decode(line, into: &fixes)
-      items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+      Self.collect(&decoder, &fixes, into: &items) { try? $0.decode(line, into: &$1) }
       if decoder.statistics.skipped["no fix"] ?? 0 > noFixBefore {
-        fixes.removeAll(keepingCapacity: true)
-        decoder.releaseEarlierEpochs(into: &fixes)
-        items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+        Self.collect(&decoder, &fixes, into: &items) { $0.releaseEarlierEpochs(into: &$1) }
         items.append(.noFix)
       }
     }
   }
 
   mutating func releaseHeldEpochs(into items: inout [LiveItem]) {
-    fixes.removeAll(keepingCapacity: true)
-    decoder.releaseOpenEpochs(into: &fixes)
-    items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+    Self.collect(&decoder, &fixes, into: &items) { $0.releaseOpenEpochs(into: &$1) }
   }
 
   mutating func finish(into items: inout [LiveItem]) {
-    fixes.removeAll(keepingCapacity: true)
-    try? decoder.finish(into: &fixes)
-    items.append(contentsOf: fixes.lazy.map(LiveItem.fix))
+    Self.collect(&decoder, &fixes, into: &items) { try? $0.finish(into: &$1) }
   }
 }

@@ -154,14 +154,27 @@ public struct GPSDJSONDecoder: TraceDecoder {
     var latitude: Double?
     var longitude: Double?
     var altitudeMSL: Double?
+    /// `alt` (deprecated) in `altitude`; `altMSL` wins over it.
+    var measures = Measures()
+    var path: Range<Int>?
+    var activated: Bool?
+  }
+
+  /// The optional members of a TPV, each absent unless plausible.
+  private struct Measures {
     var altitude: Double?
     var eph: Double?
     var epx: Double?
     var epy: Double?
     var speed: Double?
     var track: Double?
-    var path: Range<Int>?
-    var activated: Bool?
+
+    /// These measures with every value `later` carries replacing the earlier one.
+    func updated(by later: Measures) -> Measures {
+      Measures(
+        altitude: later.altitude ?? altitude, eph: later.eph ?? eph, epx: later.epx ?? epx,
+        epy: later.epy ?? epy, speed: later.speed ?? speed, track: later.track ?? track)
+    }
   }
 
   /// A plausible number: finite and below `largestPlausibleMagnitude`; anything else is
@@ -194,12 +207,12 @@ public struct GPSDJSONDecoder: TraceDecoder {
       case "lat": if case .number(let v) = value { report.latitude = v }
       case "lon": if case .number(let v) = value { report.longitude = v }
       case "altMSL": report.altitudeMSL = Self.plausible(value)
-      case "alt": report.altitude = Self.plausible(value)
-      case "eph": report.eph = Self.plausibleMagnitude(value)
-      case "epx": report.epx = Self.plausibleMagnitude(value)
-      case "epy": report.epy = Self.plausibleMagnitude(value)
-      case "speed": report.speed = Self.plausibleMagnitude(value)
-      case "track": report.track = Self.plausible(value)
+      case "alt": report.measures.altitude = Self.plausible(value)
+      case "eph": report.measures.eph = Self.plausibleMagnitude(value)
+      case "epx": report.measures.epx = Self.plausibleMagnitude(value)
+      case "epy": report.measures.epy = Self.plausibleMagnitude(value)
+      case "speed": report.measures.speed = Self.plausibleMagnitude(value)
+      case "track": report.measures.track = Self.plausible(value)
       case "path": if case .string(let r) = value { report.path = r }
       case "activated":
         switch value {
@@ -258,10 +271,10 @@ public struct GPSDJSONDecoder: TraceDecoder {
       try reject("bad position", detail: "\(latitude), \(longitude)")
       return
     }
+    var measures = report.measures
+    measures.altitude = report.altitudeMSL ?? measures.altitude
     let members = Members(
-      time: time, mode: mode, latitude: latitude, longitude: longitude,
-      altitude: report.altitudeMSL ?? report.altitude, eph: report.eph, epx: report.epx,
-      epy: report.epy, speed: report.speed, track: report.track)
+      time: time, mode: mode, latitude: latitude, longitude: longitude, measures: measures)
     if let current = open, current.time == time {
       open = current.updated(by: members)
       mergedReports += 1
@@ -281,33 +294,23 @@ public struct GPSDJSONDecoder: TraceDecoder {
     var mode: Int
     var latitude: Double
     var longitude: Double
-    var altitude: Double?
-    var eph: Double?
-    var epx: Double?
-    var epy: Double?
-    var speed: Double?
-    var track: Double?
+    var measures: Measures
 
-    /// These members with every member `later` carries replacing the earlier value.
+    /// `later`'s time, mode and position, with every measure `later` lacks kept from these.
     func updated(by later: Members) -> Members {
       var merged = later
-      merged.altitude = later.altitude ?? altitude
-      merged.eph = later.eph ?? eph
-      merged.epx = later.epx ?? epx
-      merged.epy = later.epy ?? epy
-      merged.speed = later.speed ?? speed
-      merged.track = later.track ?? track
+      merged.measures = measures.updated(by: later.measures)
       return merged
     }
 
     func fix(source: String) -> Fix {
       let threeD = mode >= 3
-      var accuracy = eph
+      var accuracy = measures.eph
       if accuracy == nil {
-        accuracy = [epx, epy].compactMap { $0 }.max()
+        accuracy = [measures.epx, measures.epy].compactMap { $0 }.max()
       }
       var course: Double?
-      if let track {
+      if let track = measures.track {
         // `+ 0` turns -0 into 0; a tiny negative remainder plus 360 may round to 360.
         var normalised = track.truncatingRemainder(dividingBy: 360) + 0
         if normalised < 0 { normalised += 360 }
@@ -316,8 +319,8 @@ public struct GPSDJSONDecoder: TraceDecoder {
       return Fix(
         time: time, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
         mode: threeD ? .threeD : .twoD, source: source,
-        altitudeMeters: threeD ? altitude : nil, horizontalAccuracyMeters: accuracy,
-        speedMetersPerSecond: speed, courseDegrees: course)
+        altitudeMeters: threeD ? measures.altitude : nil, horizontalAccuracyMeters: accuracy,
+        speedMetersPerSecond: measures.speed, courseDegrees: course)
     }
   }
 }

@@ -180,7 +180,7 @@ final class GPSDHarness {
     process.standardInput = input
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try GPSDHarness.runWithDefaultSignalMask(process)
+    try process.runWithDefaultSignalMask()
     try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
     try input.fileHandleForWriting.close()
     let answer = try output.fileHandleForReading.readToEnd() ?? Data()
@@ -220,31 +220,9 @@ final class GPSDHarness {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try GPSDHarness.runWithDefaultSignalMask(process)
+    try process.runWithDefaultSignalMask()
     processes.append(process)
     return process
-  }
-
-  /// Starts `process` from a fresh thread whose signal mask is empty.
-  ///
-  /// A child inherits the spawning thread's signal mask, and the threads Swift concurrency
-  /// runs tests on block SIGTERM and friends. gpsd unblocks signals only to its startup mask
-  /// while it waits, so a gpsd spawned from such a thread never sees SIGTERM.
-  private static func runWithDefaultSignalMask(_ process: Process) throws {
-    let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `signal()`, read here after `wait()`: the semaphore
-    // orders the two accesses, so there is no race.
-    nonisolated(unsafe) var failure: (any Error)?
-    let thread = Thread {
-      var empty = sigset_t()
-      sigemptyset(&empty)
-      pthread_sigmask(SIG_SETMASK, &empty, nil)
-      do { try process.run() } catch { failure = error }
-      done.signal()
-    }
-    thread.start()
-    done.wait()
-    if let failure { throw failure }
   }
 
   /// Waits up to 5 s for a listener on `port`; gives up early when `process` exits.

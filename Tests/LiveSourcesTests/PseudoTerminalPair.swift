@@ -35,7 +35,7 @@ final class PseudoTerminalPair {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = handle
-    try PseudoTerminalPair.runWithDefaultSignalMask(process)
+    try process.runWithDefaultSignalMask()
 
     // socat logs "N PTY is /dev/pts/N" for each end, then "starting data transfer loop".
     let deadline = Date().addingTimeInterval(10)
@@ -94,28 +94,6 @@ final class PseudoTerminalPair {
         description: "cannot open \(writerPath): \(String(cString: strerror(errno)))")
     }
     return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-  }
-
-  /// Starts `process` from a fresh thread whose signal mask is empty.
-  ///
-  /// A child inherits the spawning thread's signal mask, and the threads Swift concurrency
-  /// runs tests on block SIGTERM and friends; a socat spawned from such a thread would ignore
-  /// `terminate()`. (The same approach as the gpsd tests' harness.)
-  static func runWithDefaultSignalMask(_ process: Process) throws {
-    let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `signal()`, read here after `wait()`: the semaphore
-    // orders the two accesses, so there is no race.
-    nonisolated(unsafe) var failure: (any Error)?
-    let thread = Thread {
-      var empty = sigset_t()
-      sigemptyset(&empty)
-      pthread_sigmask(SIG_SETMASK, &empty, nil)
-      do { try process.run() } catch { failure = error }
-      done.signal()
-    }
-    thread.start()
-    done.wait()
-    if let failure { throw failure }
   }
 }
 
