@@ -254,11 +254,14 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         let now = clock.now
         counters.update { $0.bytesRead += count }
         if let transcript {
-          buffer.withUnsafeBytes { transcript.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+          buffer.withUnsafeBytes {
+            transcript.append(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+          }
         }
         reading.items.removeAll(keepingCapacity: true)
         buffer.withUnsafeBytes { bytes in
-          reading.decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &reading.items)
+          reading.decoder.feed(
+            UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &reading.items)
         }
         if let since = silentSince {
           silentSince = nil

@@ -184,7 +184,8 @@ extension GPSDFixSourceLiveTests {
     let harness = try GPSDHarness()
     defer { harness.stopAll() }
     let port = GPSDHarness.freePort()
-    try harness.serveOnce(try harness.file(named: "replug.jsonl", contents: Data(text.utf8)), port: port)
+    try harness.serveOnce(
+      try harness.file(named: "replug.jsonl", contents: Data(text.utf8)), port: port)
     let gpsd = try Self.recordingSource(port: port)
     let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())

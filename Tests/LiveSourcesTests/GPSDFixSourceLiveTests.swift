@@ -1,9 +1,9 @@
 import Foundation
+import MissionTracking
 import Testing
+import TraceFormats
 
 @testable import LiveSources
-import MissionTracking
-import TraceFormats
 
 /// Short retries so fault tests run in well under a second per outage.
 let fastRetry = try! RetryPolicy(

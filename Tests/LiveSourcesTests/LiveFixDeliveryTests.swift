@@ -1,8 +1,8 @@
 import Foundation
+import MissionTracking
 import Testing
 
 @testable import LiveSources
-import MissionTracking
 
 @Suite struct LiveFixDeliveryTests {
   @Test func fixesNotNewerThanTheLastDeliveredAreDropped() {
