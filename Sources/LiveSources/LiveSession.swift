@@ -99,7 +99,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
       } catch {
         guard error.isTransient else {
           continuation.finish(
-            throwing: LiveSourceError.unusable(path: endpoint.receiverName, reason: error.reason))
+            throwing: LiveSourceError.unusable(receiver: endpoint.receiverName, reason: error.reason))
           return
         }
         failures += 1
@@ -144,7 +144,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
       case .stopped:
         break
       case .ended:
-        let statistics = counters.snapshot.statistics
+        let statistics = reading.decoder.statistics
         emit(
           .ended,
           "\(endpoint.receiverName): end of input, \(statistics.fixes) fixes, "
@@ -233,7 +233,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         continue
       }
       if events & POLLNVAL != 0 {
-        return .failed(.unusable(path: endpoint.receiverName, reason: "the descriptor was closed"))
+        return .failed(.unusable(receiver: endpoint.receiverName, reason: "the descriptor was closed"))
       }
       let result = buffer.withUnsafeMutableBytes { link.read(into: $0) }
       switch result {
@@ -247,7 +247,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         return .lost(reason: link.endOfInputReason, sawReports: reading.sawReports)
       case .failed(let reason):
         if link.endsAtEndOfInput {
-          return .failed(.unusable(path: endpoint.receiverName, reason: reason))
+          return .failed(.unusable(receiver: endpoint.receiverName, reason: reason))
         }
         return .lost(reason: reason, sawReports: reading.sawReports)
       case .bytes(let count):

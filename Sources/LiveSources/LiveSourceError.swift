@@ -9,9 +9,9 @@ public enum LiveSourceError: Error, Sendable, Equatable, CustomStringConvertible
   /// `receiver` names it (`gpsd at 127.0.0.1:2947`, a device path); `reason` explains the
   /// last failure, e.g. `can't connect to host/port pair (libgps error -6)`.
   case unreachable(receiver: String, attempts: Int, reason: String)
-  /// The path cannot be read at all (a directory, permission denied, a failing pipe); not
-  /// retried.
-  case unusable(path: String, reason: String)
+  /// The receiver cannot be used at all (a directory, permission denied, a failing pipe or
+  /// poll); not retried. `receiver` is the path or the gpsd endpoint.
+  case unusable(receiver: String, reason: String)
 
   /// One line that names the setting, the receiver or the path.
   public var description: String {
@@ -20,8 +20,8 @@ public enum LiveSourceError: Error, Sendable, Equatable, CustomStringConvertible
       "invalid \(setting) '\(value)': \(reason)"
     case .unreachable(let receiver, let attempts, let reason):
       "\(receiver) unreachable after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(reason)"
-    case .unusable(let path, let reason):
-      "\(path): \(reason)"
+    case .unusable(let receiver, let reason):
+      "\(receiver): \(reason)"
     }
   }
 }

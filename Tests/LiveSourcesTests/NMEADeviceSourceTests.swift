@@ -455,7 +455,7 @@ struct NMEADeviceSourceTests {
     #expect(await recorder.wait { $0.ended })
     #expect(
       recorder.error as? LiveSourceError
-        == .unusable(path: NSTemporaryDirectory(), reason: "is a directory"))
+        == .unusable(receiver: NSTemporaryDirectory(), reason: "is a directory"))
     #expect(recorder.reports.isEmpty)
   }
 }
