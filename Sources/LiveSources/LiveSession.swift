@@ -99,7 +99,8 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
       } catch {
         guard error.isTransient else {
           continuation.finish(
-            throwing: LiveSourceError.unusable(receiver: endpoint.receiverName, reason: error.reason))
+            throwing: LiveSourceError.unusable(
+              receiver: endpoint.receiverName, reason: error.reason))
           return
         }
         failures += 1
@@ -207,7 +208,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         if errno == EINTR { continue }
         return .failed(
           .unusable(
-            path: endpoint.receiverName, reason: "poll failed: \(SerialPort.message(errno))"))
+            receiver: endpoint.receiverName, reason: "poll failed: \(SerialPort.message(errno))"))
       }
       if descriptors[1].revents != 0 || stop.isRequested { return .stopped }
       let events = Int32(descriptors[0].revents)
@@ -233,7 +234,8 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         continue
       }
       if events & POLLNVAL != 0 {
-        return .failed(.unusable(receiver: endpoint.receiverName, reason: "the descriptor was closed"))
+        return .failed(
+          .unusable(receiver: endpoint.receiverName, reason: "the descriptor was closed"))
       }
       let result = buffer.withUnsafeMutableBytes { link.read(into: $0) }
       switch result {
