@@ -66,9 +66,8 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
     case stopped
     /// End of a pipe, standard input or file: the normal end.
     case ended
-    /// The link was lost; `sawReports` tells whether it carried a report (a fix or a no-fix
-    /// report) first.
-    case lost(reason: String, sawReports: Bool)
+    /// The link was lost (a terminal or gpsd): reconnect.
+    case lost(reason: String)
     /// A fatal error.
     case failed(LiveSourceError)
   }
@@ -78,6 +77,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
     var decoder: Endpoint.Decoder
     var published = TraceStatistics()
     var items: [LiveItem] = []
+    /// Whether the link carried a report (a fix or a no-fix report): resets the backoff.
     var sawReports = false
     /// gpsd reported its receiver deactivated; silence is not reported meanwhile.
     var receiverLost = false
@@ -155,14 +155,14 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
       case .failed(let error):
         continuation.finish(throwing: error)
         return
-      case .lost(let reason, let sawReports):
+      case .lost(let reason):
         delivery.lost()
         outageReported = true
         emit(.disconnected, "lost \(endpoint.receiverName): \(reason)")
         // A connection that carried reports resets the backoff; one that was dropped before
         // any report (a gpsd that accepts and hangs up, a device node that does not work)
         // keeps growing it, so a flapping receiver is not hammered.
-        failures = sawReports ? 1 : failures + 1
+        failures = reading.sawReports ? 1 : failures + 1
         // A stop during the wait ends the loop through its condition.
         _ = waitBeforeRetry(failures)
       }
@@ -243,15 +243,15 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
         // A hang-up or error with nothing to read: never spin on it.
         guard events & (POLLHUP | POLLERR) != 0 else { continue }
         if link.endsAtEndOfInput { return .ended }
-        return .lost(reason: link.hangUpReason, sawReports: reading.sawReports)
+        return .lost(reason: link.hangUpReason)
       case .endOfInput:
         if link.endsAtEndOfInput { return .ended }
-        return .lost(reason: link.endOfInputReason, sawReports: reading.sawReports)
+        return .lost(reason: link.endOfInputReason)
       case .failed(let reason):
         if link.endsAtEndOfInput {
           return .failed(.unusable(receiver: endpoint.receiverName, reason: reason))
         }
-        return .lost(reason: reason, sawReports: reading.sawReports)
+        return .lost(reason: reason)
       case .bytes(let count):
         let now = clock.now
         counters.update { $0.bytesRead += count }
