@@ -27,7 +27,20 @@ extension NMEADeviceSourceTests {
     return (Array(shape[..<first]), Array(shape[first...]))
   }
 
-  static let startPrefixes = [["connected"], ["connected", "silent", "connected"]]
+  /// Checks that `recorder` saw `total` fixes with one `silent`, `connected` pair after the
+  /// first `firstFixes` of them (and possibly one before the first fix, see `fromFirstFix`).
+  static func expectOneSilence(
+    in recorder: SourceRecorder, after firstFixes: Int, of total: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let (prefix, afterFirstFix) = fromFirstFix(shapeUpToLastFix(recorder.reports))
+    let startPrefixes = [["connected"], ["connected", "silent", "connected"]]
+    #expect(startPrefixes.contains(prefix), "\(prefix)", sourceLocation: sourceLocation)
+    #expect(
+      afterFirstFix
+        == Array(repeating: "fix", count: firstFixes) + ["silent", "connected"]
+        + Array(repeating: "fix", count: total - firstFixes), sourceLocation: sourceLocation)
+  }
 
   @Test(
     "A pseudo-terminal that falls silent gives one silent status, then connected",
@@ -57,12 +70,7 @@ extension NMEADeviceSourceTests {
     task.cancel()
 
     #expect(recorder.fixes == expected)
-    let (prefix, rest) = Self.fromFirstFix(Self.shapeUpToLastFix(recorder.reports))
-    #expect(Self.startPrefixes.contains(prefix), "\(prefix)")
-    #expect(
-      rest
-        == Array(repeating: "fix", count: firstFixes) + ["silent", "connected"]
-        + Array(repeating: "fix", count: expected.count - firstFixes))
+    Self.expectOneSilence(in: recorder, after: firstFixes, of: expected.count)
     let silent = try #require(recorder.statuses.last { $0.kind == .silent })
     #expect(silent.detail.hasPrefix("no reports from \(pair.readerPath) for 1.5"))
     #expect(source.counters.silentEpisodes == silentBefore + 1)
@@ -99,12 +107,7 @@ extension NMEADeviceSourceTests {
 
     #expect(recorder.error == nil)
     #expect(recorder.fixes == expected)
-    let (prefix, afterFirstFix) = Self.fromFirstFix(Self.shapeUpToLastFix(recorder.reports))
-    #expect(Self.startPrefixes.contains(prefix), "\(prefix)")
-    #expect(
-      afterFirstFix
-        == Array(repeating: "fix", count: firstFixes) + ["silent", "connected"]
-        + Array(repeating: "fix", count: expected.count - firstFixes))
+    Self.expectOneSilence(in: recorder, after: firstFixes, of: expected.count)
     #expect(recorder.statusKinds.last == .ended)
     let resumed = try #require(recorder.statuses.last { $0.kind == .connected })
     #expect(resumed.detail.hasPrefix("\(fifo): reports resumed after"))
