@@ -19,13 +19,13 @@ let package = Package(
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
     .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
-    .target(name: "GPSDSource", dependencies: ["MissionTracking", "CGPS"]),
+    .target(name: "LiveSources", dependencies: ["MissionTracking", "TraceFormats", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
     .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(
       name: "MissionTrackCLI",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "GPSDSource", "MissionStore",
+        "MissionProximity", "MissionTracking", "TraceFormats", "LiveSources", "MissionStore",
         "MissionReporting",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
@@ -41,7 +41,7 @@ let package = Package(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
-    .testTarget(name: "GPSDSourceTests", dependencies: ["GPSDSource", "MissionStore"]),
+    .testTarget(name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore"]),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
     // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).
     .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),

@@ -1,5 +1,5 @@
 import Foundation
-import GPSDSource
+import LiveSources
 import MissionStore
 import MissionTracking
 import TraceFormats
@@ -36,6 +36,9 @@ enum TrackCommand: Command {
                              standard input, instead of gpsd.
       --baud N               Serial speed for --nmea on a tty (4800 ... 921600; default:
                              leave the device's setting).
+      --silence S            Report a 'source' event 'silent' when the source is connected
+                             but sends nothing for S seconds (default 5), and 'connected'
+                             when it speaks again.
     \(TrackingOptions.help)
 
     EXAMPLES
@@ -53,6 +56,7 @@ enum TrackCommand: Command {
     let device = try arguments.option("--device")
     let nmea = try arguments.option("--nmea")
     let baud = try arguments.int("--baud")
+    let silence = try arguments.double("--silence", in: 0.001...86_400) ?? 5
     try arguments.finish()
     if nmea != nil && (gpsd != nil || device != nil) {
       throw CLIError.usage("--nmea and --gpsd/--device exclude each other")
@@ -61,10 +65,12 @@ enum TrackCommand: Command {
     let source: any FixSource
     do {
       if let nmea {
-        source = try NMEADeviceSource(path: nmea, baud: baud)
+        source = try NMEADeviceSource(
+          path: nmea, baud: baud, silenceTimeout: .seconds(silence))
       } else {
         source = try GPSDFixSource(
-          endpoint: gpsd ?? "localhost:\(GPSDFixSource.defaultPort)", device: device)
+          endpoint: gpsd ?? "localhost:\(GPSDFixSource.defaultPort)", device: device,
+          silenceTimeout: .seconds(silence))
       }
     } catch {
       throw CLIError.usage("\(error)")

@@ -14,6 +14,9 @@ public struct SourceStatus: Sendable, Hashable {
     case gap
     /// The receiver is talking but has no position solution.
     case noFix = "no_fix"
+    /// Connected, but no report arrived for the silence timeout; `connected` follows when
+    /// reports resume.
+    case silent
     /// The source ended normally (end of a trace, or stopped).
     case ended
   }

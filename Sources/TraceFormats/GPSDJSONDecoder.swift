@@ -1,13 +1,22 @@
 import Foundation
 import MissionTracking
 
-/// A streaming decoder of gpsd JSON reports (`gpspipe -w` output), one object per line.
+/// A streaming decoder of gpsd JSON reports, one object per line: `gpspipe -w` logs, and the
+/// live gpsd source's socket (the same code decodes both, so a report gives the same fix
+/// whether it was recorded or received).
 ///
-/// `TPV` reports with `mode` ≥ 2, a `time` and `lat`/`lon` become fixes: `altMSL` (or the
-/// deprecated `alt`) is the altitude, `eph` the horizontal accuracy, `speed` and `track` the
-/// velocity. Several TPVs with the same `time` (gpsd often sends two or three per epoch)
-/// merge into one fix, later members overwriting earlier ones. Every other class (`SKY`,
-/// `VERSION`, `DEVICES`, `WATCH`, …) is skipped and counted as `class NAME`.
+/// `TPV` reports with `mode` ≥ 2, a `time` and `lat`/`lon` become fixes. Several TPVs with the
+/// same `time` (gpsd often sends two or three per epoch) are one epoch: each member a later
+/// report carries replaces the earlier value, members it lacks are kept. The epoch's fix is
+/// released when a TPV with another time or a no-fix TPV (mode 0 or 1) arrives, or at the end.
+/// From the merged members: `altMSL` (or the deprecated `alt`) is the altitude, in 3D fixes
+/// only; `eph`, else the larger of `epx` and `epy`, the horizontal accuracy; `speed` and
+/// `track` (normalised to [0, 360)) the velocity. Every other class (`SKY`, `VERSION`,
+/// `DEVICES`, `WATCH`, …) is skipped and counted as `class NAME`.
+///
+/// **Hostile values.** A member whose number is not finite or overflows (`1e400`), or whose
+/// magnitude reaches `largestPlausibleMagnitude`, is absent, as is a negative error estimate
+/// (`eph`, `epx`, `epy`) or speed: no fix ever carries infinity, NaN or 1e308.
 ///
 /// Each line is scanned in place by a small JSON tokenizer — no `JSONSerialization`, no
 /// allocation per member — that understands the full object syntax (nested arrays and objects
@@ -18,8 +27,23 @@ public struct GPSDJSONDecoder: TraceDecoder {
   /// Longest line accepted, in bytes (SKY reports with many satellites are a few KB).
   public static let maximumLineLength = 1 << 16
 
+  /// Numbers of this magnitude or more are read as overflows (absent): no receiver reports a
+  /// million kilometres, and such values would print in exponent form.
+  public static let largestPlausibleMagnitude = 1e9
+
   /// Counts so far.
   public internal(set) var statistics = TraceStatistics()
+
+  /// TPV reports folded into the open epoch of the same time.
+  public private(set) var mergedReports = 0
+
+  /// What the last complete line told beyond fixes, for a live reader; see `takeNote()`.
+  package enum Note: Sendable, Equatable {
+    /// A TPV with mode 0 (not seen) or 1 (no fix).
+    case noFix(mode: Int)
+    /// A `DEVICE` report: gpsd opened (`activated` true) or closed the device at `path`.
+    case device(path: String, activated: Bool)
+  }
 
   private let file: String?
   private let strict: Bool
@@ -28,7 +52,8 @@ public struct GPSDJSONDecoder: TraceDecoder {
   private var discarding = false
   private var lineNumber = 1
   /// The TPV epoch being merged.
-  private var open: Fix?
+  private var open: Members?
+  private var note: Note?
 
   /// Creates a decoder.
   /// - Parameters:
@@ -69,11 +94,24 @@ public struct GPSDJSONDecoder: TraceDecoder {
   /// Decodes a last line without a newline and emits the open epoch.
   public mutating func finish(into fixes: inout [Fix]) throws(TraceError) {
     if !carry.isEmpty || discarding { try flushCarry(into: &fixes) }
-    if let fix = open {
-      fixes.append(fix)
-      statistics.fixes += 1
-      open = nil
-    }
+    releaseOpenEpoch(into: &fixes)
+  }
+
+  /// Whether an epoch is open (its fix is held back until the epoch ends).
+  package var hasOpenEpoch: Bool { open != nil }
+
+  /// Releases the open epoch's fix now (a live reader whose line went quiet).
+  package mutating func releaseOpenEpoch(into fixes: inout [Fix]) {
+    guard let members = open else { return }
+    open = nil
+    fixes.append(members.fix(source: source))
+    statistics.fixes += 1
+  }
+
+  /// Returns and forgets what the last complete line told beyond fixes.
+  package mutating func takeNote() -> Note? {
+    defer { note = nil }
+    return note
   }
 
   private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -108,7 +146,7 @@ public struct GPSDJSONDecoder: TraceDecoder {
     }
   }
 
-  /// The members of a TPV this decoder uses.
+  /// The members of one report this decoder uses, as scanned.
   private struct Report {
     var className: Range<Int>?
     var mode: Int?
@@ -116,10 +154,41 @@ public struct GPSDJSONDecoder: TraceDecoder {
     var latitude: Double?
     var longitude: Double?
     var altitudeMSL: Double?
+    /// `alt` (deprecated) in `altitude`; `altMSL` wins over it.
+    var measures = Measures()
+    var path: Range<Int>?
+    var activated: Bool?
+  }
+
+  /// The optional members of a TPV, each absent unless plausible.
+  private struct Measures {
     var altitude: Double?
     var eph: Double?
+    var epx: Double?
+    var epy: Double?
     var speed: Double?
     var track: Double?
+
+    /// These measures with every value `later` carries replacing the earlier one.
+    func updated(by later: Measures) -> Measures {
+      Measures(
+        altitude: later.altitude ?? altitude, eph: later.eph ?? eph, epx: later.epx ?? epx,
+        epy: later.epy ?? epy, speed: later.speed ?? speed, track: later.track ?? track)
+    }
+  }
+
+  /// A plausible number: finite and below `largestPlausibleMagnitude`; anything else is
+  /// absent.
+  private static func plausible(_ value: JSONLineScanner.Value) -> Double? {
+    guard case .number(let number) = value, number.isFinite,
+      number.magnitude < largestPlausibleMagnitude
+    else { return nil }
+    return number
+  }
+
+  /// A plausible number that is not negative (error estimates, speed).
+  private static func plausibleMagnitude(_ value: JSONLineScanner.Value) -> Double? {
+    plausible(value).flatMap { $0 >= 0 ? $0 : nil }
   }
 
   private mutating func line(_ text: UnsafeBufferPointer<UInt8>, into fixes: inout [Fix])
@@ -137,11 +206,20 @@ public struct GPSDJSONDecoder: TraceDecoder {
       case "time": if case .string(let r) = value { report.time = r }
       case "lat": if case .number(let v) = value { report.latitude = v }
       case "lon": if case .number(let v) = value { report.longitude = v }
-      case "altMSL": if case .number(let v) = value { report.altitudeMSL = v }
-      case "alt": if case .number(let v) = value { report.altitude = v }
-      case "eph": if case .number(let v) = value { report.eph = v }
-      case "speed": if case .number(let v) = value { report.speed = v }
-      case "track": if case .number(let v) = value { report.track = v }
+      case "altMSL": report.altitudeMSL = Self.plausible(value)
+      case "alt": report.measures.altitude = Self.plausible(value)
+      case "eph": report.measures.eph = Self.plausibleMagnitude(value)
+      case "epx": report.measures.epx = Self.plausibleMagnitude(value)
+      case "epy": report.measures.epy = Self.plausibleMagnitude(value)
+      case "speed": report.measures.speed = Self.plausibleMagnitude(value)
+      case "track": report.measures.track = Self.plausible(value)
+      case "path": if case .string(let r) = value { report.path = r }
+      case "activated":
+        switch value {
+        case .number(let v): report.activated = v != 0
+        case .string: report.activated = true
+        default: break
+        }
       default: break
       }
     }
@@ -153,12 +231,24 @@ public struct GPSDJSONDecoder: TraceDecoder {
       try reject("no class")
       return
     }
-    let className = String(decoding: UnsafeBufferPointer(rebasing: text[classRange]), as: UTF8.self)
+    let className = Self.text(text, classRange)
     guard className == "TPV" else {
+      if className == "DEVICE", let path = report.path, let activated = report.activated {
+        note = .device(path: Self.text(text, path), activated: activated)
+      }
       statistics.skip("class \(className)")
       return
     }
+    try tpv(report, text, into: &fixes)
+  }
+
+  private mutating func tpv(
+    _ report: Report, _ text: UnsafeBufferPointer<UInt8>, into fixes: inout [Fix]
+  ) throws(TraceError) {
     guard let mode = report.mode, mode >= 2 else {
+      // The receiver lost its fix: the epoch before it is complete.
+      releaseOpenEpoch(into: &fixes)
+      note = .noFix(mode: report.mode ?? 0)
       statistics.skip("no fix")
       return
     }
@@ -170,7 +260,7 @@ public struct GPSDJSONDecoder: TraceDecoder {
       statistics.skip("no time")
       return
     }
-    let timeText = String(decoding: UnsafeBufferPointer(rebasing: text[timeRange]), as: UTF8.self)
+    let timeText = Self.text(text, timeRange)
     guard let (time, _) = UTCTime.parse(timeText) else {
       try reject("bad time", detail: timeText)
       return
@@ -181,25 +271,56 @@ public struct GPSDJSONDecoder: TraceDecoder {
       try reject("bad position", detail: "\(latitude), \(longitude)")
       return
     }
-    let fixMode: FixMode = mode >= 3 ? .threeD : .twoD
-    if var merged = open, merged.time == time {
-      merged.coordinate = Coordinate(uncheckedLatitude: latitude, longitude: longitude)
-      merged.mode = fixMode
-      if let altitude = report.altitudeMSL ?? report.altitude { merged.altitudeMeters = altitude }
-      if let eph = report.eph { merged.horizontalAccuracyMeters = eph }
-      if let speed = report.speed { merged.speedMetersPerSecond = speed }
-      if let track = report.track { merged.courseDegrees = track }
-      open = merged
+    var measures = report.measures
+    measures.altitude = report.altitudeMSL ?? measures.altitude
+    let members = Members(
+      time: time, mode: mode, latitude: latitude, longitude: longitude, measures: measures)
+    if let current = open, current.time == time {
+      open = current.updated(by: members)
+      mergedReports += 1
       return
     }
-    if let previous = open {
-      fixes.append(previous)
-      statistics.fixes += 1
+    releaseOpenEpoch(into: &fixes)
+    open = members
+  }
+
+  private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+    String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+  }
+
+  /// The merged members of one TPV epoch.
+  private struct Members {
+    var time: Date
+    var mode: Int
+    var latitude: Double
+    var longitude: Double
+    var measures: Measures
+
+    /// `later`'s time, mode and position, with every measure `later` lacks kept from these.
+    func updated(by later: Members) -> Members {
+      var merged = later
+      merged.measures = measures.updated(by: later.measures)
+      return merged
     }
-    open = Fix(
-      time: time, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
-      mode: fixMode, source: source, altitudeMeters: report.altitudeMSL ?? report.altitude,
-      horizontalAccuracyMeters: report.eph, speedMetersPerSecond: report.speed,
-      courseDegrees: report.track)
+
+    func fix(source: String) -> Fix {
+      let threeD = mode >= 3
+      var accuracy = measures.eph
+      if accuracy == nil {
+        accuracy = [measures.epx, measures.epy].compactMap { $0 }.max()
+      }
+      var course: Double?
+      if let track = measures.track {
+        // `+ 0` turns -0 into 0; a tiny negative remainder plus 360 may round to 360.
+        var normalised = track.truncatingRemainder(dividingBy: 360) + 0
+        if normalised < 0 { normalised += 360 }
+        course = normalised < 360 ? normalised : 0
+      }
+      return Fix(
+        time: time, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
+        mode: threeD ? .threeD : .twoD, source: source,
+        altitudeMeters: threeD ? measures.altitude : nil, horizontalAccuracyMeters: accuracy,
+        speedMetersPerSecond: measures.speed, courseDegrees: course)
+    }
   }
 }

@@ -6,17 +6,17 @@ import MissionTracking
 /// quiet or the receiver reports no fix.
 extension NMEADecoder {
   /// Whether any epoch is open (a fix may still be held back).
-  var hasOpenEpochs: Bool { hasEpoch || !olderEpochs.isEmpty }
+  package var hasOpenEpochs: Bool { hasEpoch || !olderEpochs.isEmpty }
 
   /// Closes every open epoch, the current one included, and appends their fixes in arrival
   /// order. A later sentence with the time of a closed epoch opens a new epoch.
-  mutating func releaseOpenEpochs(into fixes: inout [Fix]) {
+  package mutating func releaseOpenEpochs(into fixes: inout [Fix]) {
     closeAllEpochs(into: &fixes)
   }
 
   /// Closes every open epoch except the current one (for in-order input: the epochs before
   /// it) and appends their fixes in arrival order.
-  mutating func releaseEarlierEpochs(into fixes: inout [Fix]) {
+  package mutating func releaseEarlierEpochs(into fixes: inout [Fix]) {
     guard !olderEpochs.isEmpty else { return }
     let earlier = olderEpochs
     olderEpochs.removeAll(keepingCapacity: true)
