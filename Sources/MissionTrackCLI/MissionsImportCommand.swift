@@ -28,7 +28,7 @@ enum MissionsImportCommand: Command {
       the same mission. The format comes from the extension (.geojson, .csv, .json) unless
       --format is given; for standard input, from the content ({ GeoJSON, [ JSON, else
       CSV). A repeated CSV column or JSON key, an impossible date (2024-02-30) and a radius
-      above half the Earth's circumference (20,015,086 m) are bad values.
+      above half the Earth's circumference (20,015,114 m) are bad values.
 
       The import is all or nothing: the first bad value stops it with FILE:LINE, the field
       and the value, and nothing is stored. A summary goes to standard error.
@@ -98,7 +98,8 @@ enum MissionsImportCommand: Command {
     }
     let count = summary.missionIDs.count
     let added = count - summary.replacedCount
-    var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(file.terminalSafe)"
+    let source = file == "-" ? "standard input" : file.terminalSafe
+    var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(source)"
     line += " (\(summary.format.rawValue)): \(added) new, \(summary.replacedCount) replaced"
     console.err(line)
     try CLIError.runtime { try database.close() }

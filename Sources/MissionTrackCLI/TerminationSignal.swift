@@ -75,6 +75,8 @@ enum TerminationSignal {
     // Nobody stops cleanly on this signal: keep what was produced, then die of it.
     console?.flush(waitingAtMost: .seconds(1))
     signal(number, SIG_DFL)
-    raise(number)
+    // To the process, not this thread: dispatch's worker threads block signals, so a
+    // `raise` here would stay pending forever.
+    kill(getpid(), number)
   }
 }
