@@ -52,7 +52,8 @@ final class SQLiteConnection {
 
   /// Whether the directory holding `path` cannot be written by this process.
   private static func isInReadOnlyDirectory(_ path: String) -> Bool {
-    let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+    let directory =
+      path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
     return access(directory.isEmpty ? "/" : directory, W_OK) != 0
   }
 

@@ -66,7 +66,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 private func oneLine(_ text: String, limit: Int? = nil, foldingWhitespace: Bool = false)
   -> String
 {
-  var out = foldingWhitespace ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : text
+  var out =
+    foldingWhitespace ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : text
   if let limit, out.count > limit { out = String(out.prefix(limit)) + "…" }
   guard out.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
   else { return out }

@@ -40,7 +40,8 @@ import Testing
       replacingExisting: true)
     #expect(try store.missionCount() == 1)
     #expect(try store.mission(id: nfd)?.title == "again")
-    #expect(MissionID.normalized(nfd) == nfc && Array(MissionID.normalized(nfd).utf8) == Array(nfc.utf8))
+    #expect(
+      MissionID.normalized(nfd) == nfc && Array(MissionID.normalized(nfd).utf8) == Array(nfc.utf8))
   }
 
   @Test func insertStoresIdsInNFC() throws {
@@ -52,7 +53,8 @@ import Testing
   }
 
   @Test func anImpossibleDeadlineIsABadValue() throws {
-    let error = try #require(try importError("id,lat,lon,deadline\na,1,2,2024-02-30T12:00:00Z\n", .csv))
+    let error = try #require(
+      try importError("id,lat,lon,deadline\na,1,2,2024-02-30T12:00:00Z\n", .csv))
     guard case .invalidMissionFile(_, 2, "deadline", "2024-02-30T12:00:00Z", _) = error else {
       Issue.record("unexpected \(error)")
       return
@@ -78,7 +80,8 @@ import Testing
     let error = try #require(try importError("id,lat,lon,lat\na,1,2,3\n", .csv))
     #expect(
       error.description
-        == "m.csv:1: field 'lat': duplicate column in the header (columns 2 and 4) (nothing imported)")
+        == "m.csv:1: field 'lat': duplicate column in the header (columns 2 and 4) (nothing imported)"
+    )
   }
 
   @Test(arguments: [

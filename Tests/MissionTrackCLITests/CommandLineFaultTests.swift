@@ -55,10 +55,16 @@ struct CommandLineFaultTests {
     let box = try await imported()
     let run = try shell(box, #"exec "$0" missions list --db "$1" >/dev/full"#)
     #expect(run.status == 1)
-    #expect(run.err == "6 missions\nmissiontrack missions: cannot write to standard output: No space left on device\n")
-    let json = try shell(box, #"exec "$0" nearby --lat 59.6175 --lon 17.723 --json --db "$1" >/dev/full"#)
+    #expect(
+      run.err
+        == "6 missions\nmissiontrack missions: cannot write to standard output: No space left on device\n"
+    )
+    let json = try shell(
+      box, #"exec "$0" nearby --lat 59.6175 --lon 17.723 --json --db "$1" >/dev/full"#)
     #expect(json.status == 1)
-    #expect(json.err.hasSuffix("missiontrack nearby: cannot write to standard output: No space left on device\n"))
+    #expect(
+      json.err.hasSuffix(
+        "missiontrack nearby: cannot write to standard output: No space left on device\n"))
   }
 
   @Test func aFullStandardErrorExitsOneQuietly() async throws {
@@ -75,7 +81,8 @@ struct CommandLineFaultTests {
       { sleep 0.5; "$0" missions list --db "$1"; echo "status $?" >&2; } | true
       """#
     let run = try shell(box, script)
-    #expect(run.err.contains("missiontrack missions: cannot write to standard output: Broken pipe\n"))
+    #expect(
+      run.err.contains("missiontrack missions: cannot write to standard output: Broken pipe\n"))
     #expect(run.err.hasSuffix("status 1\n"))
     #expect(!run.err.contains("Fatal error"))
   }
@@ -85,8 +92,10 @@ struct CommandLineFaultTests {
     try await box.acceptedDemo()
     let output = box.path("replay.out")
     let process = try BuiltTool.start(
-      ["replay", CLISandbox.walkGPX, "--mission", "sig-101", "--speed", "1", "--db",
-        box.databasePath], in: box.directory, tag: "replay")
+      [
+        "replay", CLISandbox.walkGPX, "--mission", "sig-101", "--speed", "1", "--db",
+        box.databasePath,
+      ], in: box.directory, tag: "replay")
     try await Task.sleep(for: .seconds(3))
     process.terminate()
     // It stops at once (the walk would take 17 minutes), dying of the signal or exiting.
@@ -135,7 +144,10 @@ struct CommandLineFaultTests {
       let run = try tool(
         box, ["export", "sig-101", "--format", "gpx", "-o", target, "--db", box.databasePath])
       #expect(run.status == 1)
-      #expect(run.err == "missiontrack export: refusing to write -o \(target): it is \(kind), not a regular file\n")
+      #expect(
+        run.err
+          == "missiontrack export: refusing to write -o \(target): it is \(kind), not a regular file\n"
+      )
     }
   }
 
@@ -178,7 +190,8 @@ struct CommandLineFaultTests {
     #expect(csv.status == 0)
     #expect(csv.err == "imported 1 mission from standard input (csv): 1 new, 0 replaced\n")
     let geojson = try String(contentsOfFile: CLISandbox.demoMissions, encoding: .utf8)
-    let sniffed = try tool(box, ["missions", "import", "-", "--db", box.databasePath], input: geojson)
+    let sniffed = try tool(
+      box, ["missions", "import", "-", "--db", box.databasePath], input: geojson)
     #expect(sniffed.status == 0)
     #expect(sniffed.err.contains("(geojson): 6 new"))
     let forced = try tool(
@@ -220,8 +233,10 @@ struct CommandLineFaultTests {
   @Test func controlCharactersInTitlesAreEscapedInTablesAndKeptInJSON() throws {
     let box = try CLISandbox()
     let title = "Clear\u{1B}[2J\u{1B}]0;owned\u{07}\nsecond line"
-    let json = #"[{"id":"x","lat":59.6175,"lon":17.723,"title":"Clear\u001b[2J\u001b]0;owned\u0007\nsecond line","address":"a\rb"}]"#
-    #expect(try tool(box, ["missions", "import", "-", "--db", box.databasePath], input: json).status == 0)
+    let json =
+      #"[{"id":"x","lat":59.6175,"lon":17.723,"title":"Clear\u001b[2J\u001b]0;owned\u0007\nsecond line","address":"a\rb"}]"#
+    #expect(
+      try tool(box, ["missions", "import", "-", "--db", box.databasePath], input: json).status == 0)
     for arguments in [
       ["missions", "list"], ["nearby", "--lat", "59.6175", "--lon", "17.723"],
       ["missions", "show", "x"],
@@ -243,12 +258,17 @@ struct CommandLineFaultTests {
   @Test func badDatabasePathsSayWhatIsWrong() throws {
     let box = try CLISandbox()
     mkfifo(box.path("fifo"), 0o644)
-    #expect(FileManager.default.createFile(atPath: box.path("junk.sqlite"), contents: Data(repeating: 7, count: 4096)))
+    #expect(
+      FileManager.default.createFile(
+        atPath: box.path("junk.sqlite"), contents: Data(repeating: 7, count: 4096)))
     for (path, message) in [
       (box.directory.path, "--db \(box.directory.path) is a directory, not a database file"),
       (box.path("fifo"), "--db \(box.path("fifo")) is a named pipe (FIFO), not a database file"),
       ("/dev/null", "--db /dev/null is a device, not a database file"),
-      (box.path("junk.sqlite"), "\(box.path("junk.sqlite")) is not a MissionTrack database (not an SQLite file)"),
+      (
+        box.path("junk.sqlite"),
+        "\(box.path("junk.sqlite")) is not a MissionTrack database (not an SQLite file)"
+      ),
     ] {
       let run = try tool(box, ["missions", "list", "--db", path])
       #expect(run.status == 1)
@@ -262,7 +282,8 @@ struct CommandLineFaultTests {
       (box.directory.path, "it is a directory, not a file"),
       ("/dev/null", "it is a device, not a file"),
     ] {
-      let run = try tool(box, ["missions", "import", path, "--format", "csv", "--db", box.databasePath])
+      let run = try tool(
+        box, ["missions", "import", path, "--format", "csv", "--db", box.databasePath])
       #expect(run.status == 1)
       #expect(run.err.contains(message))
       #expect(run.err.split(separator: "\n").count == 1)
@@ -278,7 +299,8 @@ struct CommandLineFaultTests {
     let box = try CLISandbox()
     mkfifo(box.path("jobs.csv"), 0o644)
     let run = try shell(
-      box, #"printf 'id,lat,lon\na,1,2\n' > jobs.csv & exec "$0" missions import jobs.csv --db "$1""#)
+      box,
+      #"printf 'id,lat,lon\na,1,2\n' > jobs.csv & exec "$0" missions import jobs.csv --db "$1""#)
     #expect(run.status == 0)
     #expect(run.err.contains("1 new"))
   }

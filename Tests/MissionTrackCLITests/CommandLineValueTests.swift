@@ -6,8 +6,10 @@ import Testing
 /// Numbers, ids, `--` and terminal text on the command line (issue 14: "Ids", "Values",
 /// "Terminal output").
 @Suite struct CommandLineValueTests {
-  @Test(arguments: ["0x10", "0X1p4", "inf", "-infinity", "nan", "NaN", "1e999", "-1e400", "",
-    " 1", "1 ", "1,5", "--1", "+-1", ".", "e5", "1e", "1e+", "١٢"])
+  @Test(arguments: [
+    "0x10", "0X1p4", "inf", "-infinity", "nan", "NaN", "1e999", "-1e400", "",
+    " 1", "1 ", "1,5", "--1", "+-1", ".", "e5", "1e", "1e+", "١٢",
+  ])
   func nonDecimalNumbersAreRefused(text: String) {
     #expect(parseDecimal(text) == nil)
     var arguments = ArgumentList(["--lat", text])
