@@ -43,6 +43,16 @@ struct CommandLineFaultTests {
     return try shell(box, "exec \"$0\" " + quoted.joined(separator: " "), input: input)
   }
 
+  /// A private character device like `/dev/null` (major 1, minor 3) inside the sandbox, or
+  /// nil when this process may not create one (not root). Tests that check a device is
+  /// refused use it instead of `/dev/null` itself: run against the old code, which replaced
+  /// whatever `-o` named, a test on the real `/dev/null` broke it for the whole machine.
+  func privateNullDevice(_ box: CLISandbox) -> String? {
+    let path = box.path("null-device")
+    // glibc's makedev(1, 3) (a macro Swift cannot import): major << 8 | minor for small ones.
+    return mknod(path, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 ? path : nil
+  }
+
   func imported() async throws -> CLISandbox {
     let box = try CLISandbox()
     try await box.importDemo()
@@ -137,10 +147,9 @@ struct CommandLineFaultTests {
   @Test func outputRefusesAnythingButARegularFile() async throws {
     let box = try await imported()
     mkfifo(box.path("fifo"), 0o644)
-    for (target, kind) in [
-      ("/dev/null", "a device"), (box.path("fifo"), "a named pipe (FIFO)"),
-      (box.directory.path, "a directory"),
-    ] {
+    var targets = [(box.path("fifo"), "a named pipe (FIFO)"), (box.directory.path, "a directory")]
+    if let device = privateNullDevice(box) { targets.append((device, "a device")) }
+    for (target, kind) in targets {
       let run = try tool(
         box, ["export", "sig-101", "--format", "gpx", "-o", target, "--db", box.databasePath])
       #expect(run.status == 1)
@@ -261,15 +270,18 @@ struct CommandLineFaultTests {
     #expect(
       FileManager.default.createFile(
         atPath: box.path("junk.sqlite"), contents: Data(repeating: 7, count: 4096)))
-    for (path, message) in [
+    var cases = [
       (box.directory.path, "--db \(box.directory.path) is a directory, not a database file"),
       (box.path("fifo"), "--db \(box.path("fifo")) is a named pipe (FIFO), not a database file"),
-      ("/dev/null", "--db /dev/null is a device, not a database file"),
       (
         box.path("junk.sqlite"),
         "\(box.path("junk.sqlite")) is not a MissionTrack database (not an SQLite file)"
       ),
-    ] {
+    ]
+    if let device = privateNullDevice(box) {
+      cases.append((device, "--db \(device) is a device, not a database file"))
+    }
+    for (path, message) in cases {
       let run = try tool(box, ["missions", "list", "--db", path])
       #expect(run.status == 1)
       #expect(run.err == "missiontrack missions: \(message)\n")
