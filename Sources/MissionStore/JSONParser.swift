@@ -206,6 +206,9 @@ struct JSONParser {
     defer { depth -= 1 }
     index += 1
     var members: [(key: String, node: JSONNode)] = []
+    // Where each name was first seen: RFC 8259 leaves repeated names undefined (parsers keep
+    // the first, the last or both), so a mission file with one is refused, not guessed at.
+    var seen: [String: Int] = [:]
     skipSpace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
@@ -216,7 +219,14 @@ struct JSONParser {
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
         throw fail("expected a member name in quotes")
       }
+      let keyLine = line
       let key = try string()
+      if let first = seen[key] {
+        throw Failure(
+          line: keyLine,
+          reason: "duplicate key '\(key)' in one object (first on line \(first))")
+      }
+      seen[key] = keyLine
       skipSpace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
         throw fail("expected ':' after member name")

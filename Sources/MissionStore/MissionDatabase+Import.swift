@@ -11,8 +11,9 @@ extension MissionDatabase {
   /// import with its line and nothing is stored (one transaction).
   ///
   /// - Parameters:
-  ///   - url: The file. The format comes from `format` or the extension (`.csv`,
-  ///     `.geojson`; `.json` holding an object is read as GeoJSON).
+  ///   - url: The file (a regular file or a named pipe; not a directory or a device). The
+  ///     format comes from `format`, else from the extension (`.csv`, `.geojson`; `.json`
+  ///     holding an object is read as GeoJSON).
   ///   - format: Overrides the extension.
   ///   - replacingExisting: Update missions whose id is already stored instead of failing.
   ///   - time: Recorded as the missions' update time.
@@ -25,19 +26,10 @@ extension MissionDatabase {
     from url: URL, format: MissionFileFormat? = nil, replacingExisting: Bool = false,
     at time: Date = Date()
   ) throws -> ImportSummary {
-    let data: Data
-    do {
-      data = try Data(contentsOf: url)
-    } catch {
-      throw StoreError.unreadableFile(path: url.path, reason: error.localizedDescription)
-    }
-    let bytes = [UInt8](data)
-    let resolved: MissionFileFormat
-    if let format {
-      resolved = format
-    } else if let byExtension = MissionFileFormat(fileExtension: url.pathExtension) {
-      resolved = byExtension == .json ? MissionFileReader.sniff(bytes) : byExtension
-    } else {
+    let bytes = try InputFile.bytes(atPath: url.path)
+    guard
+      let resolved = format ?? MissionFileFormat(fileName: url.lastPathComponent, bytes: bytes)
+    else {
       throw StoreError.unreadableFile(
         path: url.path, reason: "unknown extension: use .csv, .json or .geojson, or pass a format")
     }

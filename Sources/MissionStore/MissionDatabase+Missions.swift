@@ -34,13 +34,16 @@ extension MissionDatabase {
     }
   }
 
-  /// Inserts (or, with `replace`, updates) one mission inside the caller's transaction.
+  /// Inserts (or, with `replace`, updates) one mission inside the caller's transaction; its
+  /// id is stored in NFC (`MissionID`).
   /// - Returns: Whether a stored mission was replaced.
   @discardableResult
   func insertMissionLocked(
-    _ mission: Mission, properties: String, replace: Bool, updated: Int64,
+    _ given: Mission, properties: String, replace: Bool, updated: Int64,
     _ connection: SQLiteConnection
   ) throws -> Bool {
+    var mission = given
+    mission.id = MissionID.normalized(given.id)
     let exists = try connection.cached("SELECT 1 FROM missions WHERE id = ?")
     try exists.bind(mission.id, at: 1)
     let existed = try exists.step()
@@ -96,7 +99,7 @@ extension MissionDatabase {
     }
   }
 
-  /// The mission with `id`, or nil.
+  /// The mission with `id` (in any Unicode normalisation form, see `MissionID`), or nil.
   public func mission(id: String) throws -> Mission? {
     try withConnection { connection in try missionLocked(id, connection) }
   }
@@ -105,7 +108,7 @@ extension MissionDatabase {
     let select = try connection.cached(
       "SELECT \(Self.missionColumns) FROM missions WHERE id = ?")
     defer { select.reset() }
-    try select.bind(id, at: 1)
+    try select.bind(MissionID.normalized(id), at: 1)
     return try select.step() ? mission(from: select) : nil
   }
 
@@ -115,7 +118,7 @@ extension MissionDatabase {
     try withConnection { connection in
       let select = try connection.cached("SELECT properties FROM missions WHERE id = ?")
       defer { select.reset() }
-      try select.bind(id, at: 1)
+      try select.bind(MissionID.normalized(id), at: 1)
       return try select.step() ? select.string(at: 0) : nil
     }
   }

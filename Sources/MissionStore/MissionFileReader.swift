@@ -54,6 +54,15 @@ enum MissionFileReader {
         file: file, line: 1, field: nil, value: nil, reason: "empty file: a header is required")
     }
     let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+    var column: [String: Int] = [:]
+    for (index, name) in names.enumerated() {
+      if let first = column[name] {
+        throw .invalidMissionFile(
+          file: file, line: header.line, field: name, value: nil,
+          reason: "duplicate column in the header (columns \(first + 1) and \(index + 1))")
+      }
+      column[name] = index
+    }
     for required in ["id", "lat", "lon"] where !names.contains(required) {
       throw .invalidMissionFile(
         file: file, line: header.line, field: required, value: nil,

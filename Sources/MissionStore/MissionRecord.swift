@@ -99,7 +99,7 @@ struct MissionRecord {
       return (value, field)
     }
 
-    guard let id = try text("id") else {
+    guard let id = try text("id").map(MissionID.normalized) else {
       throw .invalidMissionFile(
         file: file, line: line, field: "id", value: nil, reason: "the id is required")
     }
@@ -125,6 +125,13 @@ struct MissionRecord {
     var radius = Mission.defaultGeofenceRadiusMeters
     if let (value, field) = try number("radius_m") {
       guard value > 0 else { throw bad(field, "the radius must be > 0 metres") }
+      // A larger circle would cover the whole sphere more than once: no such fence exists.
+      guard value <= Earth.halfCircumferenceMeters else {
+        throw bad(
+          field,
+          "the radius must be at most half the Earth's circumference, "
+            + "\(Int(Earth.halfCircumferenceMeters)) metres")
+      }
       radius = value
     }
     let reward = try text("reward")

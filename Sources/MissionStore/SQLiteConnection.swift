@@ -18,15 +18,27 @@ final class SQLiteConnection {
   private static let configured: Bool = missiontrack_sqlite_disable_memstatus() == SQLITE_OK
 
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
+  ///
+  /// A read-only open of a file in a directory nobody may write to, with no WAL file beside
+  /// it, opens the file as immutable: SQLite would otherwise need to create the WAL index
+  /// (`-shm`) there and fail, although no other process can be writing to it (a writer
+  /// needs the same directory for its WAL).
   /// - Throws: `StoreError.sqlite` with SQLite's code and message.
   init(path: String, readOnly: Bool) throws {
     _ = Self.configured
     self.path = path
     var db: OpaquePointer?
-    let flags =
+    var flags =
       (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
       | SQLITE_OPEN_NOMUTEX
-    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    var name = path
+    if readOnly, path != ":memory:", Self.isInReadOnlyDirectory(path),
+      access(path + "-wal", F_OK) != 0
+    {
+      name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+      flags |= SQLITE_OPEN_URI
+    }
+    let rc = sqlite3_open_v2(name, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       sqlite3_close_v2(db)
@@ -37,6 +49,26 @@ final class SQLiteConnection {
   }
 
   deinit { close() }
+
+  /// Whether the directory holding `path` cannot be written by this process.
+  private static func isInReadOnlyDirectory(_ path: String) -> Bool {
+    let directory =
+      path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+    return access(directory.isEmpty ? "/" : directory, W_OK) != 0
+  }
+
+  /// `path` with the characters a URI filename gives a meaning (`%`, `?`, `#`) escaped.
+  private static func uriEscaped(_ path: String) -> String {
+    var out: [UInt8] = []
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+        out.append(contentsOf: ("%" + String(byte, radix: 16, uppercase: true)).utf8)
+      default: out.append(byte)
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
 
   /// Finalises cached statements and closes the connection; idempotent.
   func close() {

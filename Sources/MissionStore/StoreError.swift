@@ -29,10 +29,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case trackingLeaseHeld(database: String, holder: String)
 
   /// One line for people: what failed and the context (SQL, file and line, mission).
+  ///
+  /// Always a single line: the SQL is folded onto one line and cut after 80 characters (a
+  /// failed migration would otherwise print the whole schema), and line breaks and other
+  /// control characters inside values taken from a file are shown escaped (`\n`, `\x1B`).
   public var description: String {
     switch self {
     case .sqlite(let code, let message, let sql):
-      "SQLite error \(code): \(message) (SQL: \(sql))"
+      "SQLite error \(code): \(oneLine(message, foldingWhitespace: true)) (SQL: \(oneLine(sql, limit: 80, foldingWhitespace: true)))"
     case .closed(let path): "database \(path) is closed"
     case .newerSchema(let path, let found, let supported):
       "database \(path) has schema version \(found), newer than this MissionTrack supports "
@@ -40,18 +44,47 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .outdatedSchema(let path, let found, let required):
       "database \(path) has schema version \(found), needs \(required): open it read-write "
         + "once to migrate"
-    case .missionNotFound(let id): "no mission with id '\(id)'"
-    case .duplicateMission(let id): "mission '\(id)' already exists"
-    case .invalidEvent(let text): "invalid event: \(text)"
+    case .missionNotFound(let id): "no mission with id '\(oneLine(id))'"
+    case .duplicateMission(let id): "mission '\(oneLine(id))' already exists"
+    case .invalidEvent(let text): "invalid event: \(oneLine(text))"
     case .invalidMissionFile(let file, let line, let field, let value, let reason):
-      "\(file):\(line): "
-        + (field.map { "field '\($0)'" + (value.map { " = '\($0)'" } ?? "") + ": " } ?? "")
-        + reason + " (nothing imported)"
-    case .unreadableFile(let path, let reason): "cannot read \(path): \(reason)"
+      "\(oneLine(file)):\(line): "
+        + (field.map {
+          "field '\(oneLine($0))'" + (value.map { " = '\(oneLine($0, limit: 200))'" } ?? "")
+            + ": "
+        } ?? "")
+        + oneLine(reason) + " (nothing imported)"
+    case .unreadableFile(let path, let reason): "cannot read \(oneLine(path)): \(oneLine(reason))"
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .trackingLeaseHeld(let database, let holder):
       "database \(database) is already being tracked by \(holder); only one process may "
         + "track on a database at a time"
     }
   }
+}
+
+/// `text` on one line: with `foldingWhitespace` (SQL) every run of white space, line breaks
+/// included, becomes one space; text longer than `limit` characters is cut there with `…`;
+/// control characters left are shown as `\n`, `\r`, `\t` or `\xHH`.
+private func oneLine(_ text: String, limit: Int? = nil, foldingWhitespace: Bool = false)
+  -> String
+{
+  var out =
+    foldingWhitespace ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : text
+  if let limit, out.count > limit { out = String(out.prefix(limit)) + "…" }
+  guard out.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+  else { return out }
+  var escaped = ""
+  for scalar in out.unicodeScalars {
+    switch scalar.value {
+    case 0x0A: escaped += "\\n"
+    case 0x0D: escaped += "\\r"
+    case 0x09: escaped += "\\t"
+    case 0..<0x20, 0x7F...0x9F:
+      let hex = String(scalar.value, radix: 16, uppercase: true)
+      escaped += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+    default: escaped.unicodeScalars.append(scalar)
+    }
+  }
+  return escaped
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MissionStore
 import MissionTracking
 
 /// The command line after the command's name, consumed flag by flag.
@@ -6,11 +7,23 @@ import MissionTracking
 /// A command takes the options it knows (`--radius 500` or `--radius=500`), then calls
 /// `positionals()`, which fails with a usage error on any `--flag` nobody took. Values may
 /// start with `-` (e.g. `--lon -73.9`); a lone `-` is a positional meaning standard input.
+/// A `--` ends the options: every word after it is positional, so a mission id may start
+/// with `-` (`missiontrack missions show -- -17`).
 public struct ArgumentList: Sendable {
   private var items: [String]
+  /// The words after `--`: positional whatever they look like.
+  private var trailing: [String]
 
   /// Wraps the arguments that follow the command name.
-  public init(_ arguments: [String]) { items = arguments }
+  public init(_ arguments: [String]) {
+    if let end = arguments.firstIndex(of: "--") {
+      items = Array(arguments[..<end])
+      trailing = Array(arguments[(end + 1)...])
+    } else {
+      items = arguments
+      trailing = []
+    }
+  }
 
   /// Whether `--help` or `-h` was given (and removes it).
   public mutating func wantsHelp() -> Bool { flag("--help") || flag("-h") }
@@ -47,12 +60,13 @@ public struct ArgumentList: Sendable {
     return values
   }
 
-  /// A finite number option; `range` bounds it when given.
+  /// A finite decimal number option (see `parseDecimal`: no hex, `inf`, `nan` or overflow);
+  /// `range` bounds it when given.
   public mutating func double(
     _ name: String, in range: ClosedRange<Double>? = nil
   ) throws(CLIError) -> Double? {
     guard let text = try option(name) else { return nil }
-    guard let value = Double(text), value.isFinite else {
+    guard let value = parseDecimal(text) else {
       throw .usage("\(name) expects a number, got '\(text)'")
     }
     if let range, !range.contains(value) {
@@ -83,8 +97,22 @@ public struct ArgumentList: Sendable {
     if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
       throw .usage("unknown option '\(unknown)'")
     }
-    defer { items = [] }
-    return items
+    defer {
+      items = []
+      trailing = []
+    }
+    return items + trailing
+  }
+
+  /// The one positional argument a command works on (a mission id), normalised with
+  /// `MissionID.normalized` so NFC and NFD spellings name the same mission.
+  /// - Throws: `CLIError.usage` when there is none or more than one.
+  public mutating func missionID() throws(CLIError) -> String {
+    let ids = try positionals()
+    guard ids.count == 1, let id = ids.first else {
+      throw .usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
+    }
+    return MissionID.normalized(id)
   }
 
   /// Fails unless every argument was taken: for commands without positionals.

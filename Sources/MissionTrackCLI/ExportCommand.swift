@@ -12,7 +12,7 @@ enum ExportCommand: Command {
       missiontrack export - get a mission's recorded track or events out
 
     SYNOPSIS
-      missiontrack export ID [--format gpx|geojson|jsonl] [-o FILE] [--db PATH]
+      missiontrack export [--format gpx|geojson|jsonl] [-o FILE|-] [--db PATH] [--] ID
 
     DESCRIPTION
       Writes what was recorded for mission ID:
@@ -25,11 +25,13 @@ enum ExportCommand: Command {
                  state, source, rejected), one JSON object per line, in recorded order
       The delivered track is what passed cleaning and the distance filter. Without -o the
       document goes to standard output; with -o it replaces FILE atomically (a reader never
-      sees half a file). The format defaults from FILE's extension (.gpx, .geojson, .jsonl).
+      sees half a file) and keeps FILE's permissions; FILE must be a regular file (or not
+      exist yet) and not the database. -o - is standard output. The format defaults from
+      FILE's extension (.gpx, .geojson, .jsonl).
 
     OPTIONS
       --format F   gpx, geojson or jsonl.
-      -o FILE      Write to FILE instead of standard output.
+      -o FILE      Write to FILE instead of standard output (- for standard output).
       --db PATH    The database (default missiontrack.sqlite).
 
     EXIT STATUS
@@ -50,17 +52,14 @@ enum ExportCommand: Command {
     let formatText = try arguments.option("--format")
     let output = try arguments.option("-o") ?? arguments.option("--output")
     let db = try DatabaseOption(&arguments)
-    let ids = try arguments.positionals()
-    guard ids.count == 1, let id = ids.first else {
-      throw CLIError.usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
-    }
+    let id = try arguments.missionID()
     let format: Format
     if let formatText {
       guard let parsed = Format(rawValue: formatText.lowercased()) else {
         throw CLIError.usage("--format expects gpx, geojson or jsonl, got '\(formatText)'")
       }
       format = parsed
-    } else if let output,
+    } else if let output, output != "-",
       let parsed = Format(rawValue: URL(fileURLWithPath: output).pathExtension.lowercased())
     {
       format = parsed
@@ -68,7 +67,7 @@ enum ExportCommand: Command {
       throw CLIError.usage(
         "--format gpx|geojson|jsonl is required (or -o FILE.gpx|.geojson|.jsonl)")
     }
-    let database = try db.open()
+    let database = try db.open(readOnly: true)
     let text: String = try CLIError.runtime {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
@@ -84,9 +83,12 @@ enum ExportCommand: Command {
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
       }
     }
-    if output == nil, text.isEmpty { return 0 }
-    try OutputFile.write(text, toPath: output, console: console)
-    if let output { console.err("wrote \(format.rawValue) of mission \(id) to \(output)") }
+    if output == nil || output == "-", text.isEmpty { return 0 }
+    try OutputFile.write(text, toPath: output, console: console, database: db.resolvedPath)
+    if let output, output != "-" {
+      console.err(
+        "wrote \(format.rawValue) of mission \(id.terminalSafe) to \(output.terminalSafe)")
+    }
     return 0
   }
 }

@@ -19,8 +19,25 @@ public enum MissionTrackTool {
   /// Runs the tool on `arguments` (without the program name) and returns the exit status:
   /// 0 on success, 1 on a runtime error, 64 on a usage error. Errors are one line on
   /// standard error.
+  ///
+  /// A failed write to standard output or standard error (a full disk, a closed pipe with
+  /// SIGPIPE ignored) makes the status 1, with one line on standard error when that still
+  /// works. With a real (not capturing) console, SIGINT and SIGTERM flush standard output
+  /// before the process dies of them, unless the command awaits them to stop cleanly.
   public static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
-    defer { console.flush() }
+    if !console.isCapturing { TerminationSignal.flushOnTermination(console) }
+    let status = await dispatch(arguments, console: console)
+    console.flush()
+    if let failure = console.outputFailure {
+      let name = arguments.first.flatMap { word in commands.first { $0.name == word }?.name }
+      console.err("missiontrack\(name.map { " " + $0 } ?? ""): \(failure.message)")
+      return 1
+    }
+    return console.errorFailure == nil ? status : 1
+  }
+
+  /// Finds the command and runs it; errors become one line on standard error.
+  private static func dispatch(_ arguments: [String], console: Console) async -> Int32 {
     guard let first = arguments.first else {
       console.err(overview)
       return 64
@@ -34,7 +51,8 @@ public enum MissionTrackTool {
       return 0
     }
     guard let command = commands.first(where: { $0.name == first }) else {
-      console.err("missiontrack: unknown command '\(first)' (see 'missiontrack --help')")
+      console.err(
+        "missiontrack: unknown command '\(first.terminalSafe)' (see 'missiontrack --help')")
       return 64
     }
     var rest = ArgumentList(Array(arguments.dropFirst()))
@@ -45,10 +63,10 @@ public enum MissionTrackTool {
     do {
       return try await command.run(&rest, console: console)
     } catch let error as CLIError {
-      console.err("missiontrack \(command.name): \(error.message)")
+      console.err("missiontrack \(command.name): \(error.message.terminalSafe)")
       return error.exitStatus
     } catch {
-      console.err("missiontrack \(command.name): \(error)")
+      console.err("missiontrack \(command.name): \(String(describing: error).terminalSafe)")
       return 1
     }
   }

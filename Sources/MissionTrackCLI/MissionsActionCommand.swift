@@ -79,10 +79,7 @@ enum MissionsActionCommand {
       time = parsed.date
     }
     let db = try DatabaseOption(&arguments)
-    let ids = try arguments.positionals()
-    guard ids.count == 1, let id = ids.first else {
-      throw CLIError.usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
-    }
+    let id = try arguments.missionID()
     let database = try db.open()
     let transition = try CLIError.runtime {
       try database.apply(action, toMission: id, at: time)

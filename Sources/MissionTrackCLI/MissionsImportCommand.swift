@@ -11,10 +11,12 @@ enum MissionsImportCommand: Command {
       missiontrack missions import - store missions from a file
 
     SYNOPSIS
-      missiontrack missions import FILE [--format geojson|csv|json] [--replace] [--db PATH]
+      missiontrack missions import FILE|- [--format geojson|csv|json] [--replace] [--db PATH]
 
     DESCRIPTION
-      Reads FILE and stores its missions in the database (created if missing). Formats:
+      Reads FILE (a file or a named pipe; - reads standard input) and stores its missions
+      in the database (created if missing; a failed import into a new database leaves no
+      file behind). Formats:
         GeoJSON  a FeatureCollection of Point features; coordinates [lon, lat], the other
                  fields in properties
         CSV      a header row, then one mission per row
@@ -22,8 +24,11 @@ enum MissionsImportCommand: Command {
       Field names are the same in all three: id (required), lat, lon (required outside
       GeoJSON), title, reward, currency, address, radius_m (default 50), deadline (RFC 3339
       with a zone), state (default open). Unknown fields are kept. Numeric ids are kept as
-      their text. The format comes from the extension (.geojson, .csv, .json) unless
-      --format is given.
+      their text. Ids are stored in Unicode NFC, so "café" typed with a combining accent is
+      the same mission. The format comes from the extension (.geojson, .csv, .json) unless
+      --format is given; for standard input, from the content ({ GeoJSON, [ JSON, else
+      CSV). A repeated CSV column or JSON key, an impossible date (2024-02-30) and a radius
+      above half the Earth's circumference (20,015,114 m) are bad values.
 
       The import is all or nothing: the first bad value stops it with FILE:LINE, the field
       and the value, and nothing is stored. A summary goes to standard error.
@@ -41,6 +46,7 @@ enum MissionsImportCommand: Command {
       missiontrack missions import Traces/demo/missions.geojson
       missiontrack missions import jobs.csv --db field.sqlite
       missiontrack missions import fixtures.txt --format json --replace
+      curl -s https://example.org/jobs.csv | missiontrack missions import -
     """
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
@@ -55,16 +61,45 @@ enum MissionsImportCommand: Command {
     let db = try DatabaseOption(&arguments)
     let files = try arguments.positionals()
     guard files.count == 1, let file = files.first else {
-      throw CLIError.usage(files.isEmpty ? "which FILE?" : "one FILE only")
+      throw CLIError.usage(files.isEmpty ? "which FILE? (a path or -)" : "one FILE only")
     }
+    // Read (and pick the format) before the database is opened: an unreadable input never
+    // creates a database file.
+    let bytes: [UInt8]
+    let name: String
+    let resolved: MissionFileFormat
+    if file == "-" {
+      name = "standard input"
+      bytes = try CLIError.runtime { try InputFile.bytes(descriptor: STDIN_FILENO, name: name) }
+      resolved = format ?? MissionFileFormat(sniffing: bytes)
+    } else {
+      name = URL(fileURLWithPath: file).lastPathComponent
+      bytes = try CLIError.runtime { try InputFile.bytes(atPath: file) }
+      guard let known = format ?? MissionFileFormat(fileName: name, bytes: bytes) else {
+        throw CLIError.usage(
+          "cannot tell the format of \(file.terminalSafe) from its extension: "
+            + "pass --format geojson|csv|json")
+      }
+      resolved = known
+    }
+    let created = !db.exists
     let database = try db.open(mustExist: false)
-    let summary = try CLIError.runtime {
-      try database.importMissions(
-        from: URL(fileURLWithPath: file), format: format, replacingExisting: replace)
+    let summary: ImportSummary
+    do {
+      summary = try CLIError.runtime {
+        try database.importMissions(
+          bytes, format: resolved, fileName: name, replacingExisting: replace)
+      }
+    } catch {
+      // All or nothing includes the file: a failed first import leaves no empty database.
+      try? database.close()
+      if created { db.removeFiles() }
+      throw error
     }
     let count = summary.missionIDs.count
     let added = count - summary.replacedCount
-    var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(file)"
+    let source = file == "-" ? "standard input" : file.terminalSafe
+    var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(source)"
     line += " (\(summary.format.rawValue)): \(added) new, \(summary.replacedCount) replaced"
     console.err(line)
     try CLIError.runtime { try database.close() }

@@ -39,7 +39,7 @@ enum MissionsListCommand: Command {
     let state = try arguments.option("--state").map { try MissionState.parse($0) }
     let db = try DatabaseOption(&arguments)
     try arguments.finish()
-    let database = try db.open()
+    let database = try db.open(readOnly: true)
     let missions = try CLIError.runtime { try database.missions(inState: state) }
     if json {
       for mission in missions { console.out(mission.cliJSONLine) }

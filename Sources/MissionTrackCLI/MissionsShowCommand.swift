@@ -11,7 +11,7 @@ enum MissionsShowCommand: Command {
       missiontrack missions show - everything stored about one mission
 
     SYNOPSIS
-      missiontrack missions show ID [--json] [--db PATH]
+      missiontrack missions show [--json] [--db PATH] [--] ID
 
     DESCRIPTION
       Prints the mission's fields, its lifecycle transitions (the audit log, oldest first,
@@ -22,6 +22,10 @@ enum MissionsShowCommand: Command {
         "inside"       true/false: the stored geofence state
         "inside_since" RFC 3339 time of the enter, when inside
         "transitions"  [{"action","from","to","time"}, …]
+
+      Text output shows control characters in free text escaped (\\n, \\x1B); --json keeps
+      the exact text. The id is matched in Unicode NFC. Put -- before an id that starts
+      with -.
 
     OPTIONS
       --json       One JSON object instead of text.
@@ -38,11 +42,8 @@ enum MissionsShowCommand: Command {
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let json = arguments.flag("--json")
     let db = try DatabaseOption(&arguments)
-    let ids = try arguments.positionals()
-    guard ids.count == 1, let id = ids.first else {
-      throw CLIError.usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
-    }
-    let database = try db.open()
+    let id = try arguments.missionID()
+    let database = try db.open(readOnly: true)
     let (mission, transitions, fixCount, fence) = try CLIError.runtime {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
@@ -71,11 +72,12 @@ enum MissionsShowCommand: Command {
       console.out(out)
       return 0
     }
+    // Free text from the import file is shown escaped (see `String.terminalSafe`).
     var lines = [
-      "\(mission.id)  \(mission.title)",
+      "\(mission.id.terminalSafe)  \(mission.title.terminalSafe)",
       "  state      \(mission.state.rawValue)",
-      "  reward     \(mission.rewardText)",
-      "  address    \(mission.address ?? "-")",
+      "  reward     \(mission.rewardText.terminalSafe)",
+      "  address    \((mission.address ?? "-").terminalSafe)",
       String(
         format: "  location   %.6f, %.6f (lat, lon)", mission.coordinate.latitude,
         mission.coordinate.longitude),

@@ -68,7 +68,7 @@ enum NearbyCommand: Command {
     try arguments.finish()
     if radius == nil, k == nil { radius = defaultRadiusMeters }
     let center = try Coordinate(latitude: lat, longitude: lon)
-    let database = try db.open()
+    let database = try db.open(readOnly: true)
     let index = try CLIError.runtime { try database.proximityIndex() }
     let filter: ((MissionState) -> Bool)? = state.map { wanted in { $0 == wanted } }
     let matches: [ProximityMatch] = try CLIError.runtime {

@@ -1,3 +1,4 @@
+import MissionStore
 import MissionTracking
 
 /// The flags `replay` and `track` share: which mission, and the pipeline's settings.
@@ -26,7 +27,7 @@ struct TrackingOptions {
   /// the cleaner does not hold each fix back for the next epoch (one epoch less latency).
   /// - Throws: `CLIError.usage` for a bad value.
   init(_ arguments: inout ArgumentList, live: Bool = false) throws {
-    missionID = try arguments.option("--mission")
+    missionID = try arguments.option("--mission").map(MissionID.normalized)
     let otherFences = !arguments.flag("--no-other-fences")
     let distance = try arguments.double("--distance-filter", in: 0...1_000_000) ?? 10
     let speed = try arguments.double("--max-speed", in: 0.001...1_000_000) ?? 100

@@ -36,8 +36,8 @@ extension UTCTime {
     guard let hour = number(2), expect(58), let minute = number(2), expect(58),
       let second = number(2)
     else { return nil }
-    guard (1...12).contains(month), (1...31).contains(day), hour <= 23, minute <= 59,
-      second <= 60
+    guard (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day),
+      hour <= 23, minute <= 59, second <= 60
     else { return nil }
     var fraction = 0.0
     if i < n, bytes[i] == 46 || bytes[i] == 44 {
@@ -79,5 +79,15 @@ extension UTCTime {
     guard i == n else { return nil }
     let seconds = Double(hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
     return (date(year: year, month: month, day: day, secondsOfDay: seconds), hadZone)
+  }
+
+  /// Days in `month` (1…12) of `year` in the proleptic Gregorian calendar: an impossible
+  /// date such as 2024-02-30 is refused instead of rolling over into March.
+  static func daysInMonth(year: Int, month: Int) -> Int {
+    switch month {
+    case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
   }
 }

@@ -41,3 +41,22 @@ import Testing
     #expect(UTCTime.parse(text) == nil)
   }
 }
+
+@Suite struct UTCTimeCalendarTests {
+  @Test(arguments: [
+    "2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "2100-02-29T00:00:00Z",
+    "2024-04-31T00:00:00Z", "2024-06-31T00:00:00Z", "2024-09-31T00:00:00Z",
+    "2024-11-31T00:00:00Z", "2024-01-32T00:00:00Z",
+  ])
+  func impossibleDatesAreRefusedInsteadOfRollingOver(text: String) {
+    #expect(UTCTime.parse(text) == nil)
+  }
+
+  @Test(arguments: [
+    "2024-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2023-02-28T23:59:59Z",
+    "2024-04-30T00:00:00Z", "2024-12-31T23:59:60Z",
+  ])
+  func realDatesStillParse(text: String) {
+    #expect(UTCTime.parse(text) != nil)
+  }
+}
