@@ -70,7 +70,8 @@ enum ReportCommand: Command {
       return MissionReport(
         mission: mission, track: try database.track(ofMission: id), events: events)
     }
-    try ReportRenderer().write(report, toPath: output)
+    try ReportRenderer().write(
+      report, toPath: output, console: console, database: db.resolvedPath)
     console.err(
       "wrote \(output) (mission \(id): \(report.track.count) fixes, \(report.events.count) events)")
     return 0
