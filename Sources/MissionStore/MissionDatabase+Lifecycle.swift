@@ -25,7 +25,8 @@ extension MissionDatabase {
   public func apply(_ action: MissionAction, toMission id: String, at time: Date = Date())
     throws -> MissionTransition
   {
-    try withConnection { connection in
+    let id = MissionID.normalized(id)
+    return try withConnection { connection in
       try commitPendingLocked(connection)
       return try connection.transaction {
         guard let mission = try missionLocked(id, connection) else {
@@ -150,7 +151,8 @@ extension MissionDatabase {
   /// The audit log of mission `id`, oldest first.
   /// - Throws: `StoreError.missionNotFound`, `StoreError.sqlite`.
   public func transitions(ofMission id: String) throws -> [MissionTransition] {
-    try withConnection { connection in
+    let id = MissionID.normalized(id)
+    return try withConnection { connection in
       try ensureKnownLocked(id, connection)
       let select = try connection.cached(
         """

@@ -6,7 +6,8 @@ extension MissionDatabase {
   /// - Throws: `StoreError.missionNotFound`, `StoreError.sqlite`.
   /// - Complexity: O(n) in the track's length (primary-key range scan).
   public func track(ofMission id: String) throws -> [Fix] {
-    try withConnection { connection in
+    let id = MissionID.normalized(id)
+    return try withConnection { connection in
       try ensureKnownLocked(id, connection)
       try commitPendingLocked(connection)
       let select = try connection.cached(
@@ -41,7 +42,8 @@ extension MissionDatabase {
   public func events(ofMission id: String? = nil, afterSequence: Int64 = 0) throws
     -> [StoredEvent]
   {
-    try withConnection { connection in
+    let id = id.map(MissionID.normalized)
+    return try withConnection { connection in
       if let id { try ensureKnownLocked(id, connection) }
       try commitPendingLocked(connection)
       let select =
@@ -134,7 +136,8 @@ extension MissionDatabase {
 
   /// The geofence state of mission `id` by fence id (pending events commit first).
   public func fenceStates(ofMission id: String) throws -> [String: FenceState] {
-    try withConnection { connection in
+    let id = MissionID.normalized(id)
+    return try withConnection { connection in
       try ensureKnownLocked(id, connection)
       try commitPendingLocked(connection)
       return try fenceStatesLocked(id, connection)
@@ -160,7 +163,8 @@ extension MissionDatabase {
 
   /// Reports dropped by cleaning for mission `id`, by reason (sums of `rejected` events).
   public func rejectionCounts(ofMission id: String) throws -> [String: Int] {
-    try withConnection { connection in
+    let id = MissionID.normalized(id)
+    return try withConnection { connection in
       try ensureKnownLocked(id, connection)
       try commitPendingLocked(connection)
       let select = try connection.cached(

@@ -107,3 +107,17 @@ import Testing
     }
   }
 }
+
+@Suite struct IdentifierSpellingTests {
+  @Test func theStoresLookupsTakeEitherSpellingOfAnId() throws {
+    let directory = try TemporaryDirectory()
+    let nfc = "caf\u{E9}"
+    let nfd = "cafe\u{301}"
+    let database = try Fixtures.database(in: directory, missions: [Fixtures.mission(nfc)])
+    #expect(try database.apply(.accept, toMission: nfd).to == .accepted)
+    #expect(try database.transitions(ofMission: nfd).count == 1)
+    #expect(try database.events(ofMission: nfd).count == 1)
+    #expect(try database.track(ofMission: nfd).isEmpty)
+    #expect(try database.mission(id: nfd)?.id == nfc)
+  }
+}
