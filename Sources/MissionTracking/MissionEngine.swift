@@ -66,9 +66,10 @@ public actor MissionEngine {
     var endReported = false
   }
 
-  /// Every event the engine decided, in order, as recorded. Ends after `shutdown()`.
-  public nonisolated let events: AsyncStream<TrackingEvent>
-  private let continuation: AsyncStream<TrackingEvent>.Continuation
+  /// Every event the engine decided, in order, as recorded, for one consumer. Ends after
+  /// `shutdown()`.
+  public nonisolated let events: TrackingEvents
+  private let continuation: AsyncStream<[TrackingEvent]>.Continuation
   private let store: any TrackingStore
   private let source: any FixSource
   private let clock: any MissionClock
@@ -110,7 +111,10 @@ public actor MissionEngine {
     self.source = source
     self.clock = clock
     self.configuration = configuration
-    (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    let (batches, continuation) = AsyncStream<[TrackingEvent]>.makeStream(
+      bufferingPolicy: .unbounded)
+    events = TrackingEvents(batches)
+    self.continuation = continuation
   }
 
   // MARK: - Opening and reading
@@ -300,7 +304,7 @@ public actor MissionEngine {
       case .stopTracking where session?.missionID == id:
         stopped = endSession(.missionStopped(transition.to))
       case .stopTracking: break  // a mission whose source already ended
-      case .emit(let event): continuation.yield(event)
+      case .emit(let event): continuation.yield([event])
       }
     }
     setMission(changed.mission, lifecycle: changed)
@@ -547,7 +551,7 @@ public actor MissionEngine {
       TrackingBatch(
         missionID: current.missionID, events: events, fenceStates: states,
         travelledMeters: current.pipeline.travelledMeters))
-    for event in events { continuation.yield(event) }
+    continuation.yield(events)
     guard lifecycles[current.missionID]?.state == .active else { return }
     for event in events {
       if case .enter(let fence, _, _) = event.kind, fence == current.missionID {
@@ -571,10 +575,11 @@ public actor MissionEngine {
     }
     failure = "\(error)"
     if let current = session {
-      continuation.yield(
+      continuation.yield([
         TrackingEvent(
           time: current.lastReportTime ?? clock.now(), missionID: current.missionID,
-          kind: .source(.disconnected, detail: "tracking stopped: \(error)")))
+          kind: .source(.disconnected, detail: "tracking stopped: \(error)"))
+      ])
     }
     _ = endSession(.failed("\(error)"))
   }

@@ -82,11 +82,11 @@ actor RecordingStore: TrackingStore {
   struct Refused: Error {}
 
   func changes(after token: Int64?) async throws -> MissionChanges {
-    try await inner.changes(after: token)
+    await inner.changes(after: token)
   }
 
   func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume? {
-    try await inner.resumePoint(ofMission: id)
+    await inner.resumePoint(ofMission: id)
   }
 
   func commit(_ transition: MissionTransition) async throws {
