@@ -12,7 +12,7 @@ enum ReplayCommand: Command {
 
     SYNOPSIS
       missiontrack replay TRACE... [--mission ID] [--speed X] [--date YYYY-MM-DD]
-                          [--strict] [--distance-filter M] [--db PATH] [...]
+                          [--rollover-after DATE] [--strict] [--distance-filter M] [--db PATH] [...]
 
     DESCRIPTION
       Feeds the traces, in the order given, through exactly the pipeline that live tracking
@@ -30,6 +30,8 @@ enum ReplayCommand: Command {
       --speed X              Pace fixes by their timestamps at X times real time
                              (default: as fast as possible).
       --date YYYY-MM-DD      UTC date for NMEA logs that carry no date at all.
+      --rollover-after DATE  Move NMEA dates before DATE forward by 1024 GPS weeks (a
+                             receiver with the week-rollover bug); as decode.
       --strict               Stop at the first bad record instead of skipping it.
     \(TrackingOptions.help)
 
@@ -45,6 +47,7 @@ enum ReplayCommand: Command {
     let options = try TrackingOptions(&arguments)
     let strict = arguments.flag("--strict")
     let fallbackDate = try arguments.day("--date")
+    let rollover = try arguments.day("--rollover-after").map(NMEAWeekRollover.init(pivot:))
     let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
     let paths = try arguments.positionals()
     guard !paths.isEmpty else { throw CLIError.usage("which TRACE? (a path or -)") }
@@ -54,7 +57,9 @@ enum ReplayCommand: Command {
     let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
     let source = ChainedFixSource(
       sources: paths.map {
-        TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
+        TraceReplaySource(
+          path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate,
+          rollover: rollover)
       })
     let database = try databaseOption.open()
     let session = TrackingSession(

@@ -146,7 +146,7 @@ final class NMEADeviceSession: Sendable {
   }
 
   private func makeDecoder() -> NMEADecoder {
-    NMEADecoder(file: path, strict: false, source: "nmea")
+    NMEADecoder.live(file: path, source: "nmea")
   }
 
   /// The `connected` detail: the path, what it is and its speed.

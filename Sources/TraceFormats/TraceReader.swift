@@ -26,6 +26,7 @@ public final class TraceReader {
 
   private let strict: Bool
   private let fallbackDate: Date?
+  private let rollover: NMEAWeekRollover?
   private let descriptor: Int32
   private let ownsDescriptor: Bool
   private let chunk: UnsafeMutableRawBufferPointer
@@ -42,14 +43,17 @@ public final class TraceReader {
   ///   - path: A file, named pipe or tty path, or `-` for standard input.
   ///   - strict: Stop at the first bad record instead of skipping it.
   ///   - fallbackDate: The UTC day for NMEA logs without any date (`--date`).
+  ///   - rollover: The GPS week-rollover correction of NMEA dates (`--rollover-after`).
   ///   - chunkSize: Bytes per read.
   /// - Throws: `TraceError` naming the path when it cannot be opened.
   public init(
-    path: String, strict: Bool = false, fallbackDate: Date? = nil, chunkSize: Int = 1 << 16
+    path: String, strict: Bool = false, fallbackDate: Date? = nil,
+    rollover: NMEAWeekRollover? = nil, chunkSize: Int = 1 << 16
   ) throws(TraceError) {
     self.path = path
     self.strict = strict
     self.fallbackDate = fallbackDate
+    self.rollover = rollover
     if path == "-" {
       descriptor = 0
       ownsDescriptor = false
@@ -104,7 +108,8 @@ public final class TraceReader {
       }
       format = detected
       var made = try TraceReader.makeDecoder(
-        for: detected, file: path, strict: strict, fallbackDate: fallbackDate)
+        for: detected, file: path, strict: strict, fallbackDate: fallbackDate,
+        rollover: rollover)
       let held = prefix
       prefix = []
       try held.withUnsafeBufferPointer { (bytes) throws(TraceError) in
@@ -148,11 +153,13 @@ public final class TraceReader {
 
   /// The decoder for a detected format: where the format is wired to its reader.
   public static func makeDecoder(
-    for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?
+    for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?,
+    rollover: NMEAWeekRollover? = nil
   ) throws(TraceError) -> any TraceDecoder {
     switch format {
     case .nmea:
-      return NMEADecoder(file: file, strict: strict, fallbackDate: fallbackDate)
+      return NMEADecoder(
+        file: file, strict: strict, fallbackDate: fallbackDate, rollover: rollover)
     case .gpsdJSON:
       return GPSDJSONDecoder(file: file, strict: strict)
     case .gpx:

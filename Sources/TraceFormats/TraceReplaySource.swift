@@ -35,16 +35,19 @@ public struct TraceReplaySource: FixSource {
   public let strict: Bool
   /// The UTC day for NMEA logs without any date.
   public let fallbackDate: Date?
+  /// The GPS week-rollover correction of NMEA dates; nil keeps them as written.
+  public let rollover: NMEAWeekRollover?
 
   /// Creates a replay source; nothing is opened until `reports()` is iterated.
   public init(
     path: String, pacing: Pacing = .asFastAsPossible, strict: Bool = false,
-    fallbackDate: Date? = nil
+    fallbackDate: Date? = nil, rollover: NMEAWeekRollover? = nil
   ) {
     self.path = path
     self.pacing = pacing
     self.strict = strict
     self.fallbackDate = fallbackDate
+    self.rollover = rollover
   }
 
   /// The trace's fixes in file order, then a `source` status `ended`.
@@ -104,7 +107,8 @@ private final class ReplayState: @unchecked Sendable {
       if finished { return .success(nil) }
       if reader == nil {
         reader = try TraceReader(
-          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate)
+          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
+          rollover: source.rollover)
       }
       while index == buffer.count {
         buffer.removeAll(keepingCapacity: true)

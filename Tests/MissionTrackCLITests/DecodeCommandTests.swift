@@ -69,8 +69,27 @@ struct DecodeCommandTests {
     #expect(dated.capturedOutput.hasPrefix(#"{"time":"2024-05-01T10:10:10.000Z""#))
   }
 
+  @Test func rolloverAfterMovesOldDatesForwardAndTheSummaryCountsThem() async throws {
+    let rmc = DecodeCommandTests.checksummed(
+      "$GPRMC,101010.00,A,4807.038,N,01131.000,E,0,0,200899,,")
+    let path = try DecodeCommandTests.file(rmc + "\n")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let asWritten = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", path], console: asWritten) == 0)
+    #expect(asWritten.capturedOutput.hasPrefix(#"{"time":"1999-08-20T10:10:10.000Z""#))
+    let corrected = Console.capture()
+    #expect(
+      await MissionTrackTool.run(
+        ["decode", path, "--rollover-after", "2017-01-01"], console: corrected) == 0)
+    #expect(corrected.capturedOutput.hasPrefix(#"{"time":"2019-04-05T10:10:10.000Z""#))
+    #expect(
+      corrected.capturedError
+        == "nmea: 1 records, 1 fixes; warnings: GPS week rollover corrected 1\n")
+  }
+
   @Test(arguments: [
     ["decode"], ["decode", "a", "b"], ["decode", "x", "--date", "2024-13-01"],
+    ["decode", "x", "--rollover-after", "1999"],
     ["decode", "x", "--bogus"],
   ])
   func usageErrorsExit64(arguments: [String]) async {
