@@ -20,7 +20,9 @@ enum DecodeCommand: Command {
         {"time","lat","lon","alt_m","mode","eph_m","speed_mps","course_deg","source"}
       Absent values are omitted. time is RFC 3339 UTC; mode is 2 (2D) or 3 (3D); eph_m is
       the horizontal accuracy in metres. All NMEA sentences of one epoch (same time of day)
-      are one fix. A summary goes to standard error: records read, fixes, skipped by reason.
+      are one fix. GPX points without <time> (planned routes, saved tracks) are printed too,
+      without "time", and so are waypoints. A summary goes to standard error: records read,
+      fixes, untimed points, skipped by reason.
 
     OPTIONS
       --date YYYY-MM-DD   UTC date for NMEA logs without any RMC/ZDA date (GGA/GLL only).
@@ -57,8 +59,8 @@ enum DecodeCommand: Command {
     do {
       let reader = try TraceReader(
         path: path, strict: strict, fallbackDate: fallbackDate, rollover: rollover)
-      let statistics = try reader.forEachBatch { fixes in
-        for fix in fixes { console.out(FixJSONLinesWriter.line(for: fix)) }
+      let statistics = try reader.forEachRecordBatch { records in
+        for record in records { console.out(FixJSONLinesWriter.line(for: record)) }
       }
       console.flush()
       console.err(summary(statistics, format: reader.format))
@@ -72,6 +74,7 @@ enum DecodeCommand: Command {
   static func summary(_ statistics: TraceStatistics, format: TraceFormat?) -> String {
     var text = "\(format?.rawValue ?? "empty"): \(statistics.recordsRead) records, "
     text += "\(statistics.fixes) fixes"
+    if statistics.untimedPoints > 0 { text += ", \(statistics.untimedPoints) untimed points" }
     if statistics.skippedTotal > 0 {
       let reasons = statistics.skipped.sorted {
         $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key

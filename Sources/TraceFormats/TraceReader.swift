@@ -84,8 +84,32 @@ public final class TraceReader {
   /// Reads the next chunk and appends the fixes it completes to `fixes`.
   /// - Returns: false once the trace has ended (the last fixes were appended by this call).
   /// - Throws: `TraceError` for an unreadable or unrecognised trace, or a bad record in strict
-  ///   mode.
+  ///   mode (the fixes completed before it are appended first).
   public func read(into fixes: inout [Fix]) throws(TraceError) -> Bool {
+    try advance(
+      into: &fixes,
+      decode: { (decoder, chunk, out) throws(TraceError) in try decoder.decode(chunk, into: &out) },
+      finish: { (decoder, out) throws(TraceError) in try decoder.finish(into: &out) })
+  }
+
+  /// Reads the next chunk and appends the records it completes to `records`: fixes, and (GPX)
+  /// points without a time as `.untimed`, in document order.
+  /// - Returns: false once the trace has ended.
+  /// - Throws: As `read(into:)` for fixes.
+  public func read(into records: inout [TraceRecord]) throws(TraceError) -> Bool {
+    try advance(
+      into: &records,
+      decode: { (decoder, chunk, out) throws(TraceError) in try decoder.decode(chunk, into: &out) },
+      finish: { (decoder, out) throws(TraceError) in try decoder.finish(into: &out) })
+  }
+
+  /// Reads the next chunk, detecting the format first, and decodes it into `output`.
+  private func advance<Output>(
+    into output: inout [Output],
+    decode: (inout any TraceDecoder, UnsafeRawBufferPointer, inout [Output]) throws(TraceError)
+      -> Void,
+    finish: (inout any TraceDecoder, inout [Output]) throws(TraceError) -> Void
+  ) throws(TraceError) -> Bool {
     if ended { return false }
     let count = try readChunk()
     if decoder == nil {
@@ -112,16 +136,21 @@ public final class TraceReader {
         rollover: rollover)
       let held = prefix
       prefix = []
+      defer { decoder = made }
       try held.withUnsafeBufferPointer { (bytes) throws(TraceError) in
-        try made.decode(UnsafeRawBufferPointer(bytes), into: &fixes)
+        try decode(&made, UnsafeRawBufferPointer(bytes), &output)
       }
-      decoder = made
-    } else if count > 0 {
-      try decoder!.decode(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &fixes)
+    } else if count > 0, var current = decoder {
+      // Moved out and back so the decoder's storage is not shared (no copy on write).
+      decoder = nil
+      defer { decoder = current }
+      try decode(&current, UnsafeRawBufferPointer(rebasing: chunk[0..<count]), &output)
     }
-    if count == 0 {
+    if count == 0, var current = decoder {
       ended = true
-      try decoder!.finish(into: &fixes)
+      decoder = nil
+      defer { decoder = current }
+      try finish(&current, &output)
       return false
     }
     return true
@@ -129,15 +158,39 @@ public final class TraceReader {
 
   /// Reads the whole trace, calling `body` with each batch of fixes.
   /// - Returns: The final statistics.
-  /// - Throws: `TraceError` from reading, or what `body` throws.
+  /// - Throws: `TraceError` from reading (after `body` has had the fixes completed before
+  ///   it), or what `body` throws.
   @discardableResult
   public func forEachBatch(_ body: ([Fix]) throws -> Void) throws -> TraceStatistics {
-    var fixes: [Fix] = []
+    try forEach(body) { (reader, out) throws(TraceError) in try reader.read(into: &out) }
+  }
+
+  /// Reads the whole trace as records (untimed GPX points included), calling `body` with each
+  /// batch.
+  /// - Returns: The final statistics.
+  /// - Throws: As `forEachBatch`.
+  @discardableResult
+  public func forEachRecordBatch(_ body: ([TraceRecord]) throws -> Void) throws
+    -> TraceStatistics
+  {
+    try forEach(body) { (reader, out) throws(TraceError) in try reader.read(into: &out) }
+  }
+
+  private func forEach<Output>(
+    _ body: ([Output]) throws -> Void,
+    read: (TraceReader, inout [Output]) throws(TraceError) -> Bool
+  ) throws -> TraceStatistics {
+    var batch: [Output] = []
     var more = true
     while more {
-      more = try read(into: &fixes)
-      if !fixes.isEmpty { try body(fixes) }
-      fixes.removeAll(keepingCapacity: true)
+      do {
+        more = try read(self, &batch)
+      } catch {
+        if !batch.isEmpty { try body(batch) }
+        throw error
+      }
+      if !batch.isEmpty { try body(batch) }
+      batch.removeAll(keepingCapacity: true)
     }
     return statistics
   }
