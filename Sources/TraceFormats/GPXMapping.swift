@@ -316,6 +316,7 @@ struct GPXMapping: XMLTokenHandler {
   }
 
   /// Parses one value into the pending point; false when it is not valid.
+  @inline(__always)
   private mutating func read(_ current: Field, from v: UnsafeBufferPointer<UInt8>) -> Bool {
     switch current {
     case .time:

@@ -106,9 +106,21 @@ public struct NMEADecoder: TraceDecoder {
   }
 
   /// Decodes `chunk` and appends the fixes of every epoch it completes to `fixes`.
-  /// - Throws: `TraceError` at the first bad record in strict mode.
+  /// - Throws: `TraceError` at the first bad record in strict mode, after closing the epochs
+  ///   still open, so every fix before the bad record is delivered.
   /// - Complexity: O(`chunk.count`).
   public mutating func decode(_ chunk: UnsafeRawBufferPointer, into fixes: inout [Fix])
+    throws(TraceError)
+  {
+    do {
+      try decodeLines(chunk, into: &fixes)
+    } catch {
+      closeAllEpochs(into: &fixes)
+      throw error
+    }
+  }
+
+  private mutating func decodeLines(_ chunk: UnsafeRawBufferPointer, into fixes: inout [Fix])
     throws(TraceError)
   {
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count > 0
@@ -137,6 +149,7 @@ public struct NMEADecoder: TraceDecoder {
   /// Decodes a final line without a newline and closes the last epoch.
   /// - Throws: `TraceError` for a bad last record in strict mode.
   public mutating func finish(into fixes: inout [Fix]) throws(TraceError) {
+    defer { closeAllEpochs(into: &fixes) }
     if !carry.isEmpty || discardingLongLine { try flushCarry(into: &fixes) }
     closeAllEpochs(into: &fixes)
     let undated = dates.dropPending() + dates.droppedUndated

@@ -71,6 +71,8 @@ private final class ReplayState: @unchecked Sendable {
   private var finished = false
   private var firstFixTime: Date?
   private var previousFixTime: Date?
+  /// A read error held back until the fixes read before it are delivered.
+  private var pendingFailure: TraceError?
   private let startedAt = ContinuousClock.now
 
   init(source: TraceReplaySource) { self.source = source }
@@ -111,6 +113,7 @@ private final class ReplayState: @unchecked Sendable {
           rollover: source.rollover)
       }
       while index == buffer.count {
+        if let pendingFailure { throw pendingFailure }
         buffer.removeAll(keepingCapacity: true)
         index = 0
         guard more else {
@@ -123,7 +126,13 @@ private final class ReplayState: @unchecked Sendable {
               + "\(statistics.skippedTotal) records skipped")
           return .success((.status(ended), nil))
         }
-        more = try reader!.read(into: &buffer)
+        do {
+          more = try reader!.read(into: &buffer)
+        } catch {
+          // Strict mode: every fix before the bad record is delivered, then the error.
+          if buffer.isEmpty { throw error }
+          pendingFailure = error
+        }
       }
       let fix = buffer[index]
       index += 1

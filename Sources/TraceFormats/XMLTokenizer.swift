@@ -149,8 +149,7 @@ struct XMLTokenizer {
 
   /// Moves the line bookkeeping past the first `consumed` bytes of `bytes`.
   private mutating func account(_ bytes: UnsafeBufferPointer<UInt8>, _ consumed: Int) {
-    var newlines = 0
-    for k in 0..<consumed { newlines &+= bytes[k] == 0x0A ? 1 : 0 }  // branch-free: vectorised
+    let newlines = XMLTokenizer.newlines(in: bytes, count: consumed)
     if newlines > 0 {
       line += newlines
       var k = consumed - 1
@@ -501,6 +500,29 @@ struct XMLTokenizer {
   }
 
   // MARK: Byte helpers
+
+  /// The number of `\n` in the first `count` bytes, 8 at a time (SWAR: a word's bytes that
+  /// equal `\n` become its zero bytes, and each zero byte sets exactly one high bit). The
+  /// byte loop did not vectorise and took a fifth of the GPX reader's time.
+  static func newlines(in bytes: UnsafeBufferPointer<UInt8>, count: Int) -> Int {
+    guard let base = bytes.baseAddress, count > 0 else { return 0 }
+    let raw = UnsafeRawPointer(base)
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+    var total = 0
+    var k = 0
+    while k + 8 <= count {
+      let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self) ^ newlines
+      let zeroBytes = ~(((x & low7) &+ low7) | x | low7)
+      total &+= zeroBytes.nonzeroBitCount
+      k += 8
+    }
+    while k < count {
+      if bytes[k] == 0x0A { total += 1 }
+      k += 1
+    }
+    return total
+  }
 
   /// Whether `c` is XML white space.
   @inline(__always)

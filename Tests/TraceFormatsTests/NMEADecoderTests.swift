@@ -247,6 +247,23 @@ struct NMEADecoderTests {
     #expect(decoder.statistics.warnings[NMEADecoder.rolloverWarning] == 2)
   }
 
+  @Test func strictModeDeliversEveryEpochBeforeTheBadRecord() throws {
+    let good = (0..<5).map {
+      sentence("$GPRMC,12000\($0),A,4807.038,N,01131.000,E,0,0,230394,,")
+    }
+    let text = (good + ["$GPRMC,120009,A,4807.038,N,01131.000,E,0,0,230394,,*00"] + good)
+      .joined(separator: "\n")
+    var decoder = NMEADecoder(strict: true)
+    var fixes: [Fix] = []
+    var failure: TraceError?
+    Array(text.utf8).withUnsafeBytes { raw in
+      do throws(TraceError) { try decoder.decode(raw, into: &fixes) } catch { failure = error }
+    }
+    #expect(failure?.line == 6)
+    #expect(fixes.count == 5)
+    #expect(decoder.statistics.fixes == 5)
+  }
+
   @Test func gllAndGnsGivePositions() throws {
     let lines = [
       sentence("$GPZDA,000005,01,02,2021,00,00"),
