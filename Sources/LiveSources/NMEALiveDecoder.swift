@@ -13,7 +13,8 @@ struct NMEALiveDecoder: LiveDecoder {
 
   /// A decoder whose error messages name `path`.
   init(path: String) {
-    decoder = NMEADecoder(file: path, strict: false, source: "nmea")
+    // Live: dates are brought within 512 GPS weeks of the system clock (week rollover).
+    decoder = NMEADecoder.live(file: path, source: "nmea")
   }
 
   var holdsEpoch: Bool { decoder.hasOpenEpochs }

@@ -7,6 +7,7 @@ extension TraceStatistics {
   mutating func add(_ current: TraceStatistics, since baseline: TraceStatistics) {
     recordsRead += current.recordsRead - baseline.recordsRead
     fixes += current.fixes - baseline.fixes
+    untimedPoints += current.untimedPoints - baseline.untimedPoints
     for (reason, count) in current.skipped {
       let added = count - (baseline.skipped[reason] ?? 0)
       if added != 0 { skipped[reason, default: 0] += added }

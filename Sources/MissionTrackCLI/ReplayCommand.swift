@@ -12,8 +12,8 @@ enum ReplayCommand: Command {
 
     SYNOPSIS
       missiontrack replay TRACE... [--mission ID] [--speed X] [--start-at TIME]
-                          [--date YYYY-MM-DD] [--strict] [--distance-filter M]
-                          [--db PATH] [...]
+                          [--date YYYY-MM-DD] [--rollover-after DATE] [--strict]
+                          [--distance-filter M] [--db PATH] [...]
 
     DESCRIPTION
       Feeds the traces, in the order given, through exactly the pipeline that live tracking
@@ -41,6 +41,8 @@ enum ReplayCommand: Command {
       --start-at TIME        Stamp replay's own accept/start with TIME (RFC 3339)
                              instead of the first fix's time.
       --date YYYY-MM-DD      UTC date for NMEA logs that carry no date at all.
+      --rollover-after DATE  Move NMEA dates before DATE forward by 1024 GPS weeks (a
+                             receiver with the week-rollover bug); as decode.
       --strict               Stop at the first bad record instead of skipping it.
       --expect-arrival       Exit 1 with one line when the mission did not arrive, so a
                              shell test needs no JSON parsing.
@@ -65,6 +67,7 @@ enum ReplayCommand: Command {
     let options = try TrackingOptions(&arguments)
     let strict = arguments.flag("--strict")
     let fallbackDate = try arguments.day("--date")
+    let rollover = try arguments.day("--rollover-after").map(NMEAWeekRollover.init(pivot:))
     let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
     var startAt: Date?
     if let text = try arguments.option("--start-at") {
@@ -91,7 +94,9 @@ enum ReplayCommand: Command {
     let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
     let traces = ChainedFixSource(
       sources: paths.map {
-        TraceReplaySource(path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate)
+        TraceReplaySource(
+          path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate,
+          rollover: rollover)
       })
     let source: PrefetchedFixSource
     do {

@@ -3,7 +3,9 @@ import Foundation
 /// Cleans raw position reports before the tracker sees them, in the order DESIGN.md §2 gives:
 ///
 /// 1. reject invalid reports (mode no fix, a position out of range or not finite, exactly
-///    (0, 0));
+///    (0, 0)), and reports dated more than `maximumFutureSeconds` (one day) ahead of now
+///    (`future`: year 9999, a receiver's bad date), which would otherwise become the last
+///    accepted time and make every later fix look late;
 /// 2. merge the reports of one epoch (same fix time) into one fix;
 /// 3. drop fixes whose time is not after the last accepted one (duplicates, out-of-order
 ///    arrivals): they never move the position and are counted;
@@ -21,6 +23,12 @@ import Foundation
 /// the receiver really moved during a gap), every later fix would be rejected forever; so
 /// after `reanchorAfter` consecutive rejected fixes that agree with each other (their own
 /// implied speed is within the limit) the latest is accepted and becomes the anchor.
+///
+/// **Now.** The future check compares with `Configuration.now` when set (tests, and callers
+/// that inject a clock), else with the wall clock, read only when a fix is later than the
+/// last reading plus the tolerance (so the check costs one comparison per fix). A recorded
+/// trace is in the past, so replaying it judges the same whenever it runs; only its order and
+/// speed checks use the trace's own clock.
 public struct FixCleaner: Sendable {
   /// Limits and switches of the cleaner.
   public struct Configuration: Sendable, Hashable {
@@ -32,12 +40,25 @@ public struct FixCleaner: Sendable {
     public var mergesEpochs: Bool
     /// Consecutive mutually consistent outliers after which the anchor moves (default 3).
     public var reanchorAfter: Int
+    /// How far ahead of now a fix may be dated, seconds (default 86 400, one day); later ones
+    /// are rejected as `future`. Nil disables the check.
+    public var maximumFutureSeconds: Double?
+    /// The time the future check compares with; nil (the default) reads the wall clock.
+    public var now: Date?
 
     /// Creates a configuration.
+    /// - Parameters:
+    ///   - maximumSpeedMetersPerSecond: Implied speed above which a fix is an outlier.
+    ///   - maximumHorizontalAccuracyMeters: Accuracy limit, or nil for none.
+    ///   - mergesEpochs: Whether reports with the same fix time are merged.
+    ///   - reanchorAfter: Consistent outliers after which the anchor moves.
+    ///   - maximumFutureSeconds: How far ahead of `now` a fix may be, or nil for no check.
+    ///   - now: The reference time of the future check; nil for the wall clock.
     /// - Throws: `TrackingError.invalidConfiguration` for a limit that is not positive.
     public init(
       maximumSpeedMetersPerSecond: Double = 100, maximumHorizontalAccuracyMeters: Double? = nil,
-      mergesEpochs: Bool = true, reanchorAfter: Int = 3
+      mergesEpochs: Bool = true, reanchorAfter: Int = 3, maximumFutureSeconds: Double? = 86_400,
+      now: Date? = nil
     ) throws(TrackingError) {
       guard maximumSpeedMetersPerSecond.isFinite, maximumSpeedMetersPerSecond > 0 else {
         throw .invalidConfiguration(
@@ -49,14 +70,36 @@ public struct FixCleaner: Sendable {
       guard reanchorAfter >= 1 else {
         throw .invalidConfiguration("reanchor count \(reanchorAfter): must be >= 1")
       }
-      self.maximumSpeedMetersPerSecond = maximumSpeedMetersPerSecond
-      self.maximumHorizontalAccuracyMeters = maximumHorizontalAccuracyMeters
-      self.mergesEpochs = mergesEpochs
-      self.reanchorAfter = reanchorAfter
+      if let limit = maximumFutureSeconds, !(limit.isFinite && limit >= 0) {
+        throw .invalidConfiguration("future limit \(limit) s: must be a finite number >= 0")
+      }
+      if let now, !now.timeIntervalSinceReferenceDate.isFinite {
+        throw .invalidConfiguration("reference time \(now): must be finite")
+      }
+      self.init(
+        checkedSpeed: maximumSpeedMetersPerSecond, accuracy: maximumHorizontalAccuracyMeters,
+        mergesEpochs: mergesEpochs, reanchorAfter: reanchorAfter,
+        future: maximumFutureSeconds, now: now)
     }
 
-    /// The defaults: 100 m/s, no accuracy limit, epochs merged, re-anchor after 3.
-    public static let standard: Configuration = try! Configuration()
+    /// Stores values already known to be valid (no trap on any path).
+    private init(
+      checkedSpeed: Double, accuracy: Double?, mergesEpochs: Bool, reanchorAfter: Int,
+      future: Double?, now: Date?
+    ) {
+      maximumSpeedMetersPerSecond = checkedSpeed
+      maximumHorizontalAccuracyMeters = accuracy
+      self.mergesEpochs = mergesEpochs
+      self.reanchorAfter = reanchorAfter
+      maximumFutureSeconds = future
+      self.now = now
+    }
+
+    /// The defaults: 100 m/s, no accuracy limit, epochs merged, re-anchor after 3, fixes at
+    /// most one day ahead of the wall clock.
+    public static let standard = Configuration(
+      checkedSpeed: 100, accuracy: nil, mergesEpochs: true, reanchorAfter: 3, future: 86_400,
+      now: nil)
   }
 
   /// The configuration in use.
@@ -69,11 +112,16 @@ public struct FixCleaner: Sendable {
   private var pending: Fix?
   private var lastRejectedOutlier: Fix?
   private var consistentOutliers = 0
+  /// Now plus the future tolerance at the last reading of the clock: fixes up to it pass
+  /// without reading the clock again.
+  private var futureHorizon = Date.distantPast
 
   /// Creates a cleaner; `anchor` resumes after a restart (the last fix accepted before it).
+  /// An anchor dated beyond the future limit (stored by an older version) is not resumed, so
+  /// it cannot block the mission.
   public init(configuration: Configuration = .standard, anchor: Fix? = nil) {
     self.configuration = configuration
-    self.anchor = anchor
+    if let anchor, !isTooFarAhead(anchor) { self.anchor = anchor }
   }
 
   /// Takes one raw report and returns the clean fix it releases, if any.
@@ -84,6 +132,10 @@ public struct FixCleaner: Sendable {
     summary.reports += 1
     if let reason = Self.invalidity(of: report) {
       summary.rejected[reason, default: 0] += 1
+      return nil
+    }
+    if isTooFarAhead(report) {
+      summary.rejected[.future, default: 0] += 1
       return nil
     }
     guard configuration.mergesEpochs else { return check(report) }
@@ -128,6 +180,15 @@ public struct FixCleaner: Sendable {
     if lat == 0 && lon == 0 { return .invalidPosition }
     guard fix.time.timeIntervalSinceReferenceDate.isFinite else { return .invalidPosition }
     return nil
+  }
+
+  /// Whether `fix` is dated more than the tolerance ahead of now. Reads the clock only when
+  /// the fix is past the horizon of the last reading.
+  private mutating func isTooFarAhead(_ fix: Fix) -> Bool {
+    guard let tolerance = configuration.maximumFutureSeconds else { return false }
+    if fix.time <= futureHorizon { return false }
+    futureHorizon = (configuration.now ?? Date()).addingTimeInterval(tolerance)
+    return fix.time > futureHorizon
   }
 
   /// One fix from two reports of one epoch: the position of the better fix mode (the first on

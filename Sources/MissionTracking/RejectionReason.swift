@@ -4,6 +4,9 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable, Comparabl
   case noFix = "no_fix"
   /// The position is not a WGS-84 position: out of range, not finite, or exactly (0, 0).
   case invalidPosition = "invalid_position"
+  /// Dated more than the cleaner's future limit (one day) ahead of now: year 9999, a bad
+  /// receiver date. Such a fix would otherwise block every later one as out of order.
+  case future
   /// A second identical report of an epoch, or a fix whose time equals the last accepted one.
   case duplicate
   /// A fix whose time is before the last accepted one.

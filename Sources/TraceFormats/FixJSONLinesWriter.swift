@@ -8,9 +8,25 @@ import MissionTracking
 /// number (2 = 2D, 3 = 3D); `eph_m` is the horizontal accuracy in metres.
 public enum FixJSONLinesWriter {
   /// One fix as one JSON object, without the newline.
-  public static func line(for fix: Fix) -> String {
+  public static func line(for fix: Fix) -> String { line(for: fix, includesTime: true) }
+
+  /// One record as one JSON object, without the newline: an untimed GPX point has no `time`.
+  public static func line(for record: TraceRecord) -> String {
+    switch record {
+    case .fix(let fix):
+      return line(for: fix, includesTime: true)
+    case .untimed(let point):
+      let placeholder = Date(timeIntervalSince1970: 0)
+      let fix =
+        point.fix(at: placeholder)
+        ?? Fix(time: placeholder, coordinate: point.coordinate, mode: .noFix, source: "gpx")
+      return line(for: fix, includesTime: false)
+    }
+  }
+
+  private static func line(for fix: Fix, includesTime: Bool) -> String {
     var object = JSONObjectWriter()
-    object.add("time", UTCTime.format(fix.time))
+    if includesTime { object.add("time", UTCTime.format(fix.time)) }
     object.add("lat", fix.coordinate.latitude)
     object.add("lon", fix.coordinate.longitude)
     object.addIfPresent("alt_m", fix.altitudeMeters)

@@ -79,6 +79,15 @@ public struct GPXPoint: Sendable, Hashable {
   /// - Parameter source: The fix's `source` tag.
   public func fix(source: String = "gpx") -> Fix? {
     guard let time else { return nil }
+    return fix(at: time, source: source)
+  }
+
+  /// The point as a `Fix` at `time` (its own or one given to an untimed point, e.g. along a
+  /// route at a walking speed), or nil when it says `<fix>none</fix>`.
+  /// - Parameters:
+  ///   - time: The fix time to use.
+  ///   - source: The fix's `source` tag.
+  public func fix(at time: Date, source: String = "gpx") -> Fix? {
     let mode = fixMode ?? (elevationMeters == nil ? .twoD : .threeD)
     guard mode != .noFix else { return nil }
     return Fix(

@@ -1,3 +1,4 @@
+import Foundation
 import MissionTracking
 
 /// Releasing held epochs early, for live input: the decoder keeps up to three epochs open so
@@ -5,6 +6,19 @@ import MissionTracking
 /// up to three epochs (three seconds at 1 Hz). A live reader releases them when the line goes
 /// quiet or the receiver reports no fix.
 extension NMEADecoder {
+  /// The decoder for a live receiver: lenient, with dates brought within 512 weeks of `now`
+  /// (the system clock by default), as gpsd does, so a receiver with the 1024-week bug still
+  /// gives today's dates.
+  /// - Parameters:
+  ///   - file: The device path, for messages.
+  ///   - source: The `source` of the fixes produced.
+  ///   - now: The reference time of the rollover correction.
+  public static func live(file: String?, source: String = "nmea", now: Date = Date())
+    -> NMEADecoder
+  {
+    NMEADecoder(file: file, strict: false, source: source, rollover: .around(now))
+  }
+
   /// Whether any epoch is open (a fix may still be held back).
   package var hasOpenEpochs: Bool { hasEpoch || !olderEpochs.isEmpty }
 

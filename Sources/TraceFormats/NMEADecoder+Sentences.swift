@@ -113,6 +113,13 @@ extension NMEADecoder {
     } else if let fix = closing.fix(day: 0, source: source) {
       dates.hold(fix, timeOfDay: closing.timeOfDayMicros)
     }
+    if let rollover {
+      for k in before..<fixes.count {
+        guard let moved = rollover.corrected(fixes[k].time.timeIntervalSince1970) else { continue }
+        fixes[k].time = Date(timeIntervalSince1970: moved)
+        statistics.warn(NMEADecoder.rolloverWarning)
+      }
+    }
     statistics.fixes += fixes.count - before
   }
 
@@ -161,7 +168,7 @@ extension NMEADecoder {
   // MARK: Sentences
 
   /// RMC: time, status, position, speed (knots), course, date, magnetic variation, mode
-  /// (2.3), navigation status (4.1).
+  /// (2.3), navigational status (4.1, ignored).
   private mutating func rmc(_ f: NMEAFields, into fixes: inout [Fix]) throws(TraceError) {
     guard try enterEpoch(f, timeField: 1, into: &fixes) else { return }
     if !f.isEmpty(9) {
@@ -171,9 +178,10 @@ extension NMEADecoder {
         statistics.warn("bad date")
       }
     }
+    // Field 13, the NMEA 4.1 navigational status, is not a validity flag: gpsd 3.22's
+    // processRMC ignores it, and a Quectel EC2x sends `V` there on every sentence.
     let mode = f.byte(12)
-    guard f.byte(2) == UInt8(ascii: "A"), mode != UInt8(ascii: "N"), f.byte(13) != UInt8(ascii: "V")
-    else {
+    guard f.byte(2) == UInt8(ascii: "A"), mode != UInt8(ascii: "N") else {
       noFix()
       return
     }
@@ -193,6 +201,14 @@ extension NMEADecoder {
     let quality = f.int(6) ?? 0
     guard quality != 0 else {
       noFix()
+      return
+    }
+    // gpsd 3.22's processGGA: fewer than 3 satellites in use (an empty field counts as 0, as
+    // its `atoi`) is no fix, whatever the quality says; Hemisphere receivers send `00` with
+    // quality 1 for seconds after power-up.
+    guard (f.int(7) ?? 0) >= 3 else {
+      if hasEpoch { epoch.hasPosition = false }
+      statistics.skip("no fix (fewer than 3 satellites)")
       return
     }
     guard try position(f, at: 2) else { return }

@@ -17,13 +17,18 @@ import MissionTracking
 /// - **Resynchronisation.** A sentence starts at the last `$` or `!` of a line, so garbage,
 ///   a partial first line or a collision (`$GPGSV,…$PTNTA,…`) costs only that line. A line
 ///   with no `$`/`!` is skipped as `not NMEA`; lines starting with `#` are comments.
-/// - **No fix is never a position.** RMC/GLL status `V`, a mode indicator `N`, GGA quality 0,
-///   a GNS mode of all `N`, or empty latitude/longitude never give a fix.
+/// - **No fix is never a position.** RMC/GLL status `V`, a mode indicator `N`, GGA quality 0
+///   or fewer than 3 satellites in use (gpsd 3.22's `processGGA` rule), a GNS mode of all `N`,
+///   or empty latitude/longitude never give a fix. RMC's NMEA 4.1 navigational status (the
+///   field after the mode) is ignored, as gpsd's `processRMC` does.
 /// - **Coordinates** are converted exactly as gpsd's regression output rounds them (see
 ///   `NMEAFields.degrees`); minutes ≥ 60 or a bad hemisphere letter is a bad field.
 /// - **Two-digit years** (RMC) are 1980–2079: `yy ≥ 80` is 19yy, else 20yy (the GPS epoch is
-///   1980). After a ZDA with a four-digit year, its century is used instead. Dates are taken
-///   as written: gpsd's 1024-week rollover correction is not applied.
+///   1980). After a ZDA with a four-digit year, its century is used instead.
+/// - **GPS week rollover.** Dates are taken as written unless `rollover` is given: then a
+///   date before its pivot moves forward by whole 1024-week eras (see `NMEAWeekRollover`);
+///   each corrected fix counts the warning `"GPS week rollover corrected"`. Live sources use
+///   `NMEADecoder.live(file:source:now:)`, which corrects to within 512 weeks of the clock.
 /// - **Dates** are carried to time-only epochs, across midnight, and back-filled (see
 ///   `NMEADateCarrier`); `fallbackDate` dates a log that has no RMC or ZDA at all.
 /// - **Accuracy** (`horizontalAccuracyMeters`): from GST when present, 2DRMS =
@@ -71,6 +76,10 @@ public struct NMEADecoder: TraceDecoder {
   var dates: NMEADateCarrier
   /// Century for two-digit years, once a ZDA told it.
   var century: Int?
+  /// The GPS week-rollover correction, when asked for.
+  let rollover: NMEAWeekRollover?
+  /// The warning counted for each fix whose date the rollover correction moved.
+  public static let rolloverWarning = "GPS week rollover corrected"
 
   /// Creates a decoder.
   /// - Parameters:
@@ -78,12 +87,16 @@ public struct NMEADecoder: TraceDecoder {
   ///   - strict: Throw at the first bad record instead of skipping it.
   ///   - fallbackDate: The UTC day to use for epochs before any RMC/ZDA date (`--date`).
   ///   - source: The `source` of the fixes produced.
+  ///   - rollover: The GPS week-rollover correction (`--rollover-after`); nil keeps dates as
+  ///     written.
   public init(
-    file: String? = nil, strict: Bool = false, fallbackDate: Date? = nil, source: String = "nmea"
+    file: String? = nil, strict: Bool = false, fallbackDate: Date? = nil, source: String = "nmea",
+    rollover: NMEAWeekRollover? = nil
   ) {
     self.file = file
     self.strict = strict
     self.source = source
+    self.rollover = rollover
     var fallbackDay: Int?
     if let fallbackDate {
       fallbackDay = Int((fallbackDate.timeIntervalSince1970 / 86_400).rounded(.down))
@@ -93,9 +106,21 @@ public struct NMEADecoder: TraceDecoder {
   }
 
   /// Decodes `chunk` and appends the fixes of every epoch it completes to `fixes`.
-  /// - Throws: `TraceError` at the first bad record in strict mode.
+  /// - Throws: `TraceError` at the first bad record in strict mode, after closing the epochs
+  ///   still open, so every fix before the bad record is delivered.
   /// - Complexity: O(`chunk.count`).
   public mutating func decode(_ chunk: UnsafeRawBufferPointer, into fixes: inout [Fix])
+    throws(TraceError)
+  {
+    do {
+      try decodeLines(chunk, into: &fixes)
+    } catch {
+      closeAllEpochs(into: &fixes)
+      throw error
+    }
+  }
+
+  private mutating func decodeLines(_ chunk: UnsafeRawBufferPointer, into fixes: inout [Fix])
     throws(TraceError)
   {
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count > 0
@@ -124,6 +149,7 @@ public struct NMEADecoder: TraceDecoder {
   /// Decodes a final line without a newline and closes the last epoch.
   /// - Throws: `TraceError` for a bad last record in strict mode.
   public mutating func finish(into fixes: inout [Fix]) throws(TraceError) {
+    defer { closeAllEpochs(into: &fixes) }
     if !carry.isEmpty || discardingLongLine { try flushCarry(into: &fixes) }
     closeAllEpochs(into: &fixes)
     let undated = dates.dropPending() + dates.droppedUndated

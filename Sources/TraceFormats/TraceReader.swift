@@ -26,6 +26,7 @@ public final class TraceReader {
 
   private let strict: Bool
   private let fallbackDate: Date?
+  private let rollover: NMEAWeekRollover?
   private let descriptor: Int32
   private let ownsDescriptor: Bool
   private let chunk: UnsafeMutableRawBufferPointer
@@ -42,14 +43,17 @@ public final class TraceReader {
   ///   - path: A file, named pipe or tty path, or `-` for standard input.
   ///   - strict: Stop at the first bad record instead of skipping it.
   ///   - fallbackDate: The UTC day for NMEA logs without any date (`--date`).
+  ///   - rollover: The GPS week-rollover correction of NMEA dates (`--rollover-after`).
   ///   - chunkSize: Bytes per read.
   /// - Throws: `TraceError` naming the path when it cannot be opened.
   public init(
-    path: String, strict: Bool = false, fallbackDate: Date? = nil, chunkSize: Int = 1 << 16
+    path: String, strict: Bool = false, fallbackDate: Date? = nil,
+    rollover: NMEAWeekRollover? = nil, chunkSize: Int = 1 << 16
   ) throws(TraceError) {
     self.path = path
     self.strict = strict
     self.fallbackDate = fallbackDate
+    self.rollover = rollover
     if path == "-" {
       descriptor = 0
       ownsDescriptor = false
@@ -80,8 +84,32 @@ public final class TraceReader {
   /// Reads the next chunk and appends the fixes it completes to `fixes`.
   /// - Returns: false once the trace has ended (the last fixes were appended by this call).
   /// - Throws: `TraceError` for an unreadable or unrecognised trace, or a bad record in strict
-  ///   mode.
+  ///   mode (the fixes completed before it are appended first).
   public func read(into fixes: inout [Fix]) throws(TraceError) -> Bool {
+    try advance(
+      into: &fixes,
+      decode: { (decoder, chunk, out) throws(TraceError) in try decoder.decode(chunk, into: &out) },
+      finish: { (decoder, out) throws(TraceError) in try decoder.finish(into: &out) })
+  }
+
+  /// Reads the next chunk and appends the records it completes to `records`: fixes, and (GPX)
+  /// points without a time as `.untimed`, in document order.
+  /// - Returns: false once the trace has ended.
+  /// - Throws: As `read(into:)` for fixes.
+  public func read(into records: inout [TraceRecord]) throws(TraceError) -> Bool {
+    try advance(
+      into: &records,
+      decode: { (decoder, chunk, out) throws(TraceError) in try decoder.decode(chunk, into: &out) },
+      finish: { (decoder, out) throws(TraceError) in try decoder.finish(into: &out) })
+  }
+
+  /// Reads the next chunk, detecting the format first, and decodes it into `output`.
+  private func advance<Output>(
+    into output: inout [Output],
+    decode: (inout any TraceDecoder, UnsafeRawBufferPointer, inout [Output]) throws(TraceError)
+      -> Void,
+    finish: (inout any TraceDecoder, inout [Output]) throws(TraceError) -> Void
+  ) throws(TraceError) -> Bool {
     if ended { return false }
     let count = try readChunk()
     if decoder == nil {
@@ -104,19 +132,25 @@ public final class TraceReader {
       }
       format = detected
       var made = try TraceReader.makeDecoder(
-        for: detected, file: path, strict: strict, fallbackDate: fallbackDate)
+        for: detected, file: path, strict: strict, fallbackDate: fallbackDate,
+        rollover: rollover)
       let held = prefix
       prefix = []
+      defer { decoder = made }
       try held.withUnsafeBufferPointer { (bytes) throws(TraceError) in
-        try made.decode(UnsafeRawBufferPointer(bytes), into: &fixes)
+        try decode(&made, UnsafeRawBufferPointer(bytes), &output)
       }
-      decoder = made
-    } else if count > 0 {
-      try decoder!.decode(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &fixes)
+    } else if count > 0, var current = decoder {
+      // Moved out and back so the decoder's storage is not shared (no copy on write).
+      decoder = nil
+      defer { decoder = current }
+      try decode(&current, UnsafeRawBufferPointer(rebasing: chunk[0..<count]), &output)
     }
-    if count == 0 {
+    if count == 0, var current = decoder {
       ended = true
-      try decoder!.finish(into: &fixes)
+      decoder = nil
+      defer { decoder = current }
+      try finish(&current, &output)
       return false
     }
     return true
@@ -124,15 +158,39 @@ public final class TraceReader {
 
   /// Reads the whole trace, calling `body` with each batch of fixes.
   /// - Returns: The final statistics.
-  /// - Throws: `TraceError` from reading, or what `body` throws.
+  /// - Throws: `TraceError` from reading (after `body` has had the fixes completed before
+  ///   it), or what `body` throws.
   @discardableResult
   public func forEachBatch(_ body: ([Fix]) throws -> Void) throws -> TraceStatistics {
-    var fixes: [Fix] = []
+    try forEach(body) { (reader, out) throws(TraceError) in try reader.read(into: &out) }
+  }
+
+  /// Reads the whole trace as records (untimed GPX points included), calling `body` with each
+  /// batch.
+  /// - Returns: The final statistics.
+  /// - Throws: As `forEachBatch`.
+  @discardableResult
+  public func forEachRecordBatch(_ body: ([TraceRecord]) throws -> Void) throws
+    -> TraceStatistics
+  {
+    try forEach(body) { (reader, out) throws(TraceError) in try reader.read(into: &out) }
+  }
+
+  private func forEach<Output>(
+    _ body: ([Output]) throws -> Void,
+    read: (TraceReader, inout [Output]) throws(TraceError) -> Bool
+  ) throws -> TraceStatistics {
+    var batch: [Output] = []
     var more = true
     while more {
-      more = try read(into: &fixes)
-      if !fixes.isEmpty { try body(fixes) }
-      fixes.removeAll(keepingCapacity: true)
+      do {
+        more = try read(self, &batch)
+      } catch {
+        if !batch.isEmpty { try body(batch) }
+        throw error
+      }
+      if !batch.isEmpty { try body(batch) }
+      batch.removeAll(keepingCapacity: true)
     }
     return statistics
   }
@@ -148,11 +206,13 @@ public final class TraceReader {
 
   /// The decoder for a detected format: where the format is wired to its reader.
   static func makeDecoder(
-    for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?
+    for format: TraceFormat, file: String?, strict: Bool, fallbackDate: Date?,
+    rollover: NMEAWeekRollover? = nil
   ) throws(TraceError) -> any TraceDecoder {
     switch format {
     case .nmea:
-      return NMEADecoder(file: file, strict: strict, fallbackDate: fallbackDate)
+      return NMEADecoder(
+        file: file, strict: strict, fallbackDate: fallbackDate, rollover: rollover)
     case .gpsdJSON:
       return GPSDJSONDecoder(file: file, strict: strict)
     case .gpx:

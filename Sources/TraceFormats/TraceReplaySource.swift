@@ -35,16 +35,19 @@ public struct TraceReplaySource: FixSource {
   public let strict: Bool
   /// The UTC day for NMEA logs without any date.
   public let fallbackDate: Date?
+  /// The GPS week-rollover correction of NMEA dates; nil keeps them as written.
+  public let rollover: NMEAWeekRollover?
 
   /// Creates a replay source; nothing is opened until `reports()` is iterated.
   public init(
     path: String, pacing: Pacing = .asFastAsPossible, strict: Bool = false,
-    fallbackDate: Date? = nil
+    fallbackDate: Date? = nil, rollover: NMEAWeekRollover? = nil
   ) {
     self.path = path
     self.pacing = pacing
     self.strict = strict
     self.fallbackDate = fallbackDate
+    self.rollover = rollover
   }
 
   /// The trace's fixes in file order, then a `source` status `ended`.
@@ -78,6 +81,8 @@ private final class ReplayState: @unchecked Sendable {
   private var finished = false
   private var firstFixTime: Date?
   private var previousFixTime: Date?
+  /// A read error held back until the fixes read before it are delivered.
+  private var pendingFailure: TraceError?
   private let startedAt = ContinuousClock.now
 
   init(source: TraceReplaySource) { self.source = source }
@@ -143,9 +148,11 @@ private final class ReplayState: @unchecked Sendable {
       if finished { return .success(nil) }
       if reader == nil {
         reader = try TraceReader(
-          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate)
+          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
+          rollover: source.rollover)
       }
       while index == buffer.count {
+        if let pendingFailure { throw pendingFailure }
         buffer.removeAll(keepingCapacity: true)
         index = 0
         guard more else {
@@ -158,7 +165,13 @@ private final class ReplayState: @unchecked Sendable {
               + "\(statistics.skippedTotal) records skipped")
           return .success((.status(ended), nil))
         }
-        more = try reader!.read(into: &buffer)
+        do {
+          more = try reader!.read(into: &buffer)
+        } catch {
+          // Strict mode: every fix before the bad record is delivered, then the error.
+          if buffer.isEmpty { throw error }
+          pendingFailure = error
+        }
       }
       let fix = buffer[index]
       index += 1

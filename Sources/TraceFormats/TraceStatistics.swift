@@ -4,6 +4,9 @@ public struct TraceStatistics: Sendable, Hashable {
   public var recordsRead = 0
   /// Fixes produced after merging the records of each epoch.
   public var fixes = 0
+  /// GPX points without a time delivered as records (`TraceRecord.untimed`); in the fix form
+  /// they are skipped as `"no time"` instead.
+  public var untimedPoints = 0
   /// Skipped records by reason (e.g. `"bad checksum": 23`).
   public var skipped: [String: Int] = [:]
   /// Non-fatal remarks by kind (e.g. `"time without zone, read as UTC": 64`).

@@ -69,8 +69,67 @@ struct DecodeCommandTests {
     #expect(dated.capturedOutput.hasPrefix(#"{"time":"2024-05-01T10:10:10.000Z""#))
   }
 
+  @Test func rolloverAfterMovesOldDatesForwardAndTheSummaryCountsThem() async throws {
+    let rmc = DecodeCommandTests.checksummed(
+      "$GPRMC,101010.00,A,4807.038,N,01131.000,E,0,0,200899,,")
+    let path = try DecodeCommandTests.file(rmc + "\n")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let asWritten = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", path], console: asWritten) == 0)
+    #expect(asWritten.capturedOutput.hasPrefix(#"{"time":"1999-08-20T10:10:10.000Z""#))
+    let corrected = Console.capture()
+    #expect(
+      await MissionTrackTool.run(
+        ["decode", path, "--rollover-after", "2017-01-01"], console: corrected) == 0)
+    #expect(corrected.capturedOutput.hasPrefix(#"{"time":"2019-04-05T10:10:10.000Z""#))
+    #expect(
+      corrected.capturedError
+        == "nmea: 1 records, 1 fixes; warnings: GPS week rollover corrected 1\n")
+  }
+
+  @Test func untimedGPXPointsArePrintedWithoutATimeAndCounted() async throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("mt-decode-\(UUID().uuidString).gpx").path
+    let gpx = """
+      <gpx version="1.1" creator="t"><wpt lat="59.5" lon="17.5"/>
+      <rte><rtept lat="59.6" lon="17.6"><ele>4</ele></rtept></rte>
+      <trk><trkseg><trkpt lat="59.7" lon="17.7"><time>2024-05-01T10:00:00Z</time></trkpt>
+      <trkpt lat="59.8" lon="17.8"><hdop>2</hdop></trkpt></trkseg></trk></gpx>
+      """
+    try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", path], console: console) == 0)
+    #expect(
+      console.capturedOutput.split(separator: "\n") == [
+        #"{"lat":59.5,"lon":17.5,"mode":2,"source":"gpx"}"#,
+        #"{"lat":59.6,"lon":17.6,"alt_m":4.0,"mode":3,"source":"gpx"}"#,
+        #"{"time":"2024-05-01T10:00:00.000Z","lat":59.7,"lon":17.7,"mode":2,"source":"gpx"}"#,
+        #"{"lat":59.8,"lon":17.8,"mode":2,"eph_m":38.0,"source":"gpx"}"#,
+      ])
+    #expect(console.capturedError == "gpx: 4 records, 1 fixes, 3 untimed points\n")
+  }
+
+  @Test func strictModePrintsEveryFixBeforeTheError() async throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("mt-decode-\(UUID().uuidString).gpx").path
+    let points = (0..<3).map {
+      "<trkpt lat=\"1\" lon=\"\($0)\"><time>2024-05-01T10:00:0\($0)Z</time></trkpt>"
+    }
+    let gpx =
+      "<gpx><trk><trkseg>" + points.joined() + "<trkpt lat=\"91\" lon=\"0\"/>"
+      + points.joined() + "</trkseg></trk></gpx>"
+    try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", "--strict", path], console: console) == 1)
+    #expect(console.capturedOutput.split(separator: "\n").count == 3)
+    #expect(console.capturedError.contains("<trkpt> latitude 91 is outside [-90, 90]"))
+  }
+
   @Test(arguments: [
     ["decode"], ["decode", "a", "b"], ["decode", "x", "--date", "2024-13-01"],
+    ["decode", "x", "--rollover-after", "1999"],
     ["decode", "x", "--bogus"],
   ])
   func usageErrorsExit64(arguments: [String]) async {

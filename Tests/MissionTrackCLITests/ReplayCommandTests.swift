@@ -78,6 +78,12 @@ import Testing
         == 1)
     let usage = Console.capture()
     #expect(await MissionTrackTool.run(["replay", "--db", path], console: usage) == 64)
+    let badRollover = Console.capture()
+    #expect(
+      await MissionTrackTool.run(
+        ["replay", CLISandbox.walkNMEA, "--db", path, "--rollover-after", "2017"],
+        console: badRollover) == 64)
+    #expect(badRollover.capturedError.contains("--rollover-after expects YYYY-MM-DD"))
     #expect(
       await MissionTrackTool.run(
         ["replay", CLISandbox.walkGPX, "--db", path, "--speed", "0"], console: usage) == 64)

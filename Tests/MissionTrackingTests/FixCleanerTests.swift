@@ -103,7 +103,58 @@ import Testing
     #expect(Self.run(&lenient, fixes).count == 3)
   }
 
+  @Test func aFarFutureFixIsRejectedAsFutureAndNeverBecomesTheAnchor() throws {
+    let now = Date.t(100)
+    var cleaner = FixCleaner(configuration: try .init(now: now))
+    let year9999 = Fix(
+      time: try #require(UTCTime.parse("9999-12-31T23:59:59Z")?.date), coordinate: sigtuna,
+      mode: .threeD, source: "test")
+    let tomorrowAndABit = testFix(100 + 86_401, offset(sigtuna, 0, 1))
+    let out = Self.run(
+      &cleaner,
+      [testFix(0, sigtuna), year9999, tomorrowAndABit, testFix(2, offset(sigtuna, 0, 2))])
+    // Without the check the 9999 fix is the anchor and t = 2 s is out of order.
+    #expect(out.map(\.time) == [.t(0), .t(2)])
+    #expect(cleaner.summary.count(.future) == 2)
+    #expect(cleaner.anchor?.time == .t(2))
+    #expect(cleaner.summary.rejectionsInOrder.map(\.reason) == [.future])
+  }
+
+  @Test func aFixUpToOneDayAheadIsKept() throws {
+    var cleaner = FixCleaner(configuration: try .init(now: .t(0)))
+    let out = Self.run(&cleaner, [testFix(86_400, sigtuna)])
+    #expect(out.count == 1)
+    #expect(cleaner.summary.count(.future) == 0)
+  }
+
+  @Test func theDefaultJudgesTheFutureByTheWallClock() throws {
+    var cleaner = FixCleaner()
+    let now = Date()
+    let soon = Fix(time: now, coordinate: sigtuna, mode: .twoD, source: "test")
+    let later = Fix(
+      time: now.addingTimeInterval(2 * 86_400), coordinate: sigtuna, mode: .twoD, source: "test")
+    #expect(cleaner.ingest(later) == nil)
+    #expect(cleaner.ingest(soon) == nil)
+    #expect(cleaner.flush() == soon)
+    #expect(cleaner.summary.count(.future) == 1)
+    var unchecked = FixCleaner(configuration: try .init(maximumFutureSeconds: nil))
+    #expect(unchecked.ingest(later) == nil)
+    #expect(unchecked.flush() == later)
+  }
+
+  @Test func aStoredFutureAnchorIsNotResumed() throws {
+    let stuck = testFix(10 * 86_400, sigtuna)
+    var cleaner = FixCleaner(configuration: try .init(now: .t(0)), anchor: stuck)
+    #expect(cleaner.anchor == nil)
+    #expect(Self.run(&cleaner, [testFix(1, sigtuna)]).count == 1)
+    let fine = FixCleaner(configuration: try .init(now: .t(0)), anchor: testFix(-5, sigtuna))
+    #expect(fine.anchor?.time == .t(-5))
+  }
+
   @Test func badLimitsAreRejected() {
+    #expect(throws: TrackingError.self) {
+      try FixCleaner.Configuration(maximumFutureSeconds: -1)
+    }
     #expect(throws: TrackingError.self) {
       try FixCleaner.Configuration(maximumSpeedMetersPerSecond: 0)
     }

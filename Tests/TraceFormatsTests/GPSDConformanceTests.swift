@@ -143,6 +143,37 @@ struct GPSDConformanceTests {
     #expect(missing.sorted() == expected.missing.keys.sorted(), "\(name): gpsd TPVs we lack")
   }
 
+  /// gpsd's TPV times (with lat/lon), in milliseconds, as printed: after its WKRO correction.
+  static func gpsdTimes(_ chk: URL) throws -> Set<Int64> {
+    let text = try String(contentsOf: chk, encoding: .isoLatin1)
+    var result: Set<Int64> = []
+    for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{\"class\":\"TPV\"") {
+      guard let time = member(line, "time"), member(line, "lat") != nil else { continue }
+      let date = try #require(UTCTime.parse(time.dropFirst().dropLast())?.date)
+      result.insert(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+    return result
+  }
+
+  @Test(arguments: GPSDConformanceTests.logs)
+  func withGpsdsRolloverPivotTheTimesAreGpsdsExactly(log: URL) throws {
+    let name = log.lastPathComponent
+    let pivot = UTCTime.date(year: 2017, month: 1, day: 1, secondsOfDay: 0)
+    let reader = try TraceReader(path: log.path, rollover: NMEAWeekRollover(pivot: pivot))
+    var ours: Set<Int64> = []
+    let statistics = try reader.forEachBatch { batch in
+      for fix in batch { ours.insert(Int64((fix.time.timeIntervalSince1970 * 1000).rounded())) }
+    }
+    let gpsd = try GPSDConformanceTests.gpsdTimes(log.appendingPathExtension("chk"))
+    let expected = GPSDConformanceTests.differences[name] ?? ([:], [:])
+    let extra = ours.subtracting(gpsd).map(GPSDConformanceTests.timeOfDay).sorted()
+    let missing = gpsd.subtracting(ours).map(GPSDConformanceTests.timeOfDay).sorted()
+    #expect(extra == expected.extra.keys.sorted(), "\(name): fixes gpsd has no TPV for")
+    #expect(missing == expected.missing.keys.sorted(), "\(name): gpsd TPVs we lack")
+    let moved = statistics.warnings[NMEADecoder.rolloverWarning] ?? 0
+    #expect(moved <= statistics.fixes)
+  }
+
   @Test func gpsdLogsWithoutADateGiveNoFixesUnlessDated() throws {
     let sounder = Reference.root.appendingPathComponent("gpsd-nmea/sounder.log")
     let undated = try TraceReader(path: sounder.path)

@@ -250,20 +250,121 @@ struct GPXDecoderTests {
     }
   }
 
-  @Test func hugeNamesDeepNestingAndEndlessTagsAreRefusedNotBuffered() {
+  @Test func hugeNamesDeepNestingAndEndlessTagsAreRefusedInStrictMode() {
     let longName = "<gpx><" + String(repeating: "n", count: 2000) + ">"
     #expect(
-      T.error { () throws(TraceError) in try T.decode(longName) }?.reason
+      T.error { () throws(TraceError) in try T.decode(longName, strict: true) }?.reason
         == "an element name longer than 1024 bytes")
     let deep = "<gpx>" + String(repeating: "<a>", count: 300)
     #expect(
-      T.error { () throws(TraceError) in try T.decode(deep) }?.reason
-        == "elements nested deeper than 256")
+      T.error { () throws(TraceError) in try T.decode(deep, strict: true) }?.description
+        == "line 1:771: elements nested deeper than 256")
     let endless = Array(("<gpx><wpt lat=\"" + String(repeating: "1", count: 1 << 21)).utf8)
-    let error = T.error { () throws(TraceError) in
-      try T.decode(endless, chunkSizes: [1 << 16])
+    for sizes in [[1 << 16], [1 << 22]] {
+      let error = T.error { () throws(TraceError) in
+        try T.decode(endless, strict: true, chunkSizes: sizes)
+      }
+      #expect(error?.description == "line 1:6: a tag longer than 1048576 bytes")
     }
-    #expect(error?.reason == "a tag longer than 1048576 bytes")
+  }
+
+  @Test func anOverlongRootTagIsAnErrorInBothModes() {
+    let root = Array(("<gpx a=\"" + String(repeating: "1", count: 1 << 21) + "\"></gpx>").utf8)
+    for strict in [false, true] {
+      #expect(
+        T.error { () throws(TraceError) in try T.decode(root, strict: strict) }?.reason
+          == "a tag longer than 1048576 bytes")
+    }
+  }
+
+  /// `count` timed track points; `extra(k)` is inserted inside point k.
+  static func points(_ count: Int, extra: (Int) -> String = { _ in "" }) -> String {
+    T.track(
+      (0..<count).map { k in
+        let t = UTCTime.format(Date(timeIntervalSince1970: 1_700_000_000 + Double(k)))
+        return "<trkpt lat=\"1\" lon=\"\(Double(k) / 1000)\"><time>\(t)</time>\(extra(k))</trkpt>"
+      }.joined(separator: "\n"))
+  }
+
+  static let deepExtension =
+    "<extensions>" + String(repeating: "<x>", count: 300) + "<speed>1</speed>"
+    + String(repeating: "</x>", count: 300) + "</extensions>"
+  static let hugeTag =
+    "<extensions><big data=\"" + String(repeating: "z", count: (1 << 20) + 100)
+    + "\"/></extensions>"
+
+  @Test func oneMalformedElementCostsOnlyThatElement() throws {
+    let text = GPXDecoderTests.points(1039) { k in
+      k == 715 ? GPXDecoderTests.deepExtension : k == 900 ? GPXDecoderTests.hugeTag : ""
+    }
+    for sizes in [[1 << 16], [4093, 1 << 20], [1 << 22]] {
+      let run = try T.decode(Array(text.utf8), chunkSizes: sizes)
+      #expect(run.fixes.count == 1039)
+      #expect(run.fixes[715].speedMetersPerSecond == nil)
+      #expect(run.fixes.map(\.coordinate.longitude) == (0..<1039).map { Double($0) / 1000 })
+      #expect(
+        run.statistics.skipped == [
+          "element nested deeper than 256": 1, "tag longer than 1048576 bytes": 1,
+        ])
+      #expect(run.truncation == nil)
+    }
+  }
+
+  @Test func strictModeStopsAtTheFirstErrorWithEveryFixBeforeIt() throws {
+    let text = Array(
+      GPXDecoderTests.points(1039) { k in k == 715 ? GPXDecoderTests.deepExtension : "" }.utf8)
+    for size in [1 << 16, 977, 1 << 22] {
+      var decoder = GPXDecoder(strict: true)
+      var fixes: [Fix] = []
+      var failure: TraceError?
+      var offset = 0
+      while offset < text.count, failure == nil {
+        let end = min(text.count, offset + size)
+        text.withUnsafeBytes { raw in
+          do throws(TraceError) {
+            try decoder.decode(UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: &fixes)
+          } catch {
+            failure = error
+          }
+        }
+        offset = end
+      }
+      #expect(failure?.reason == "elements nested deeper than 256")
+      #expect(fixes.count == 715)
+    }
+  }
+
+  @Test func anOverlongPointTagSkipsThatPointAndAnOverlongEndTagClosesIt() throws {
+    let padding = String(repeating: " ", count: (1 << 20) + 10)
+    let text = T.track(
+      """
+      <trkpt lat="1" lon="0"><time>2024-01-01T00:00:00Z</time></trkpt>
+      <trkpt lat="1" lon="1" note="\(padding)"><time>2024-01-01T00:00:01Z</time></trkpt>
+      <trkpt lat="1" lon="2"\(padding)/>
+      <trkpt lat="1" lon="3"><time>2024-01-01T00:00:03Z</time></trkpt\(padding)>
+      <trkpt lat="1" lon="4"><time>2024-01-01T00:00:04Z</time></trkpt>
+      """)
+    for sizes in [[1 << 16], [1 << 23]] {
+      let run = try T.decode(Array(text.utf8), chunkSizes: sizes)
+      #expect(run.fixes.map(\.coordinate.longitude) == [0, 3, 4])
+      #expect(run.statistics.skipped == ["tag longer than 1048576 bytes": 3])
+      #expect(run.statistics.recordsRead == 3)
+    }
+  }
+
+  @Test func insideASkippedElementOnlyTheBalanceCounts() throws {
+    // 256 open elements is the limit: the 257th and all it holds go, its siblings stay.
+    let open = String(repeating: "<a>", count: 252)
+    let close = String(repeating: "</a>", count: 252)
+    let text =
+      "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>2024-01-01T00:00:00Z</time>"
+      + "<extensions>\(open)<b><c></c><d/></b><e/>\(close)</extensions></trkpt>"
+      + "</trkseg></trk></gpx>"
+    let run = try T.decode(text)
+    #expect(run.fixes.count == 1)
+    #expect(run.statistics.skipped == ["element nested deeper than 256": 1])
+    let malformed = try T.decode(text.replacingOccurrences(of: "</c>", with: "</q>"))
+    #expect(malformed.fixes.count == 1)
   }
 
   @Test func utf16IsRefusedClearly() {

@@ -162,6 +162,60 @@ struct GPXReferenceTests {
     #expect(error?.line == 204)
   }
 
+  @Test(
+    "the record form decodes every point of every file, untimed ones as untimed",
+    arguments: GPXReferenceExpectation.all)
+  func everyPointDecodesAsARecord(_ expected: GPXReferenceExpectation) throws {
+    let bytes = try GPXTestSupport.reference(expected.file)
+    var decoder = GPXDecoder(file: expected.file, strict: true)
+    var records: [TraceRecord] = []
+    var failure: TraceError?
+    bytes.withUnsafeBytes { raw in
+      do throws(TraceError) {
+        try decoder.decode(raw, into: &records)
+        try decoder.finish(into: &records)
+      } catch {
+        failure = error
+      }
+    }
+    #expect(failure == nil)
+    let points = expected.trackPoints + expected.routePoints + expected.waypoints
+    let timed = expected.timedTrackPoints + expected.timedRoutePoints + expected.timedWaypoints
+    #expect(records.count == points)
+    #expect(decoder.statistics.fixes == timed)
+    #expect(decoder.statistics.untimedPoints == points - timed)
+    let untimed = records.filter { if case .untimed = $0 { true } else { false } }
+    #expect(untimed.count == points - timed)
+  }
+
+  @Test(arguments: ["gpsbabel__basecamp.gpx", "gpxpy__cerknicko-without-times.gpx"])
+  func anUntimedTrackAmongTimedOnesDecodesEveryPoint(file: String) throws {
+    let path = GPXTestSupport.referenceDirectory.appendingPathComponent(file).path
+    var records: [TraceRecord] = []
+    let statistics = try TraceReader(path: path).forEachRecordBatch { records += $0 }
+    let text = String(decoding: try GPXTestSupport.reference(file), as: UTF8.self)
+    let elements = ["<trkpt", "<rtept", "<wpt"].map { text.components(separatedBy: $0).count - 1 }
+    #expect(records.count == elements.reduce(0, +))
+    #expect(statistics.skippedTotal == 0)
+    var untimedTrackPoints: [GPXPoint] = []
+    for record in records {
+      if case .untimed(let point) = record, point.kind == .trackPoint {
+        untimedTrackPoints.append(point)
+      }
+    }
+    if file == "gpsbabel__basecamp.gpx" {
+      // The saved track has no times; its waypoints and route do.
+      #expect(untimedTrackPoints.count == 2)
+      #expect(statistics.fixes == 4)
+    } else {
+      #expect(untimedTrackPoints.count == 296 - 5)
+      #expect(statistics.untimedPoints == 298)
+    }
+    // A replay can give an untimed point a time along its path.
+    let given = Date(timeIntervalSince1970: 1_700_000_000)
+    #expect(untimedTrackPoints.first?.fix(at: given)?.time == given)
+  }
+
   @Test func untimedPointsStayAvailableAsPoints() throws {
     let text = String(
       decoding: try GPXTestSupport.reference("gpsbabel__position_track.gpx"), as: UTF8.self)

@@ -119,7 +119,7 @@ struct NMEADecoderTests {
     let lines = [
       sentence("$GPRMC,000001,V,4807.038,N,01131.000,E,0,0,010120,,"),
       sentence("$GPRMC,000002,A,4807.038,N,01131.000,E,0,0,010120,,,N"),
-      sentence("$GNRMC,000003,A,4807.038,N,01131.000,E,0,0,010120,,,A,V"),
+      sentence("$GNRMC,000003,V,4807.038,N,01131.000,E,0,0,010120,,,A,A"),
       sentence("$GPGGA,000004,4807.038,N,01131.000,E,0,08,0.9,545.4,M,46.9,M,,"),
       sentence("$GPGLL,4807.038,N,01131.000,E,000005,V,N"),
       sentence("$GPGLL,4807.038,N,01131.000,E,000006,A,N"),
@@ -131,7 +131,137 @@ struct NMEADecoderTests {
     let (fixes, statistics) = try decodeNMEA(lines.joined(separator: "\n"))
     #expect(fixes.isEmpty)
     #expect(statistics.skipped["no fix"] == 9)
+    #expect(statistics.skipped.count == 2)
     #expect(statistics.skipped["no time"] == 1)
+  }
+
+  /// A Quectel EC2x log: NMEA 4.1 RMCs with navigational status `V` on every sentence.
+  static let quectelLog =
+    [
+      sentence("$GPGSV,3,1,11,01,52,054,38,03,56,289,41,04,17,317,29,08,32,180,34,0"),
+      sentence("$GPGGA,081553.00,3150.788156,N,11711.922383,E,1,08,0.9,63.0,M,-2.0,M,,"),
+      sentence("$GPRMC,081553.00,A,3150.788156,N,11711.922383,E,0.0,,020324,,,A,V"),
+      sentence("$GPGSA,A,3,01,03,04,08,11,14,17,22,,,,,1.6,0.9,1.3,1"),
+      sentence("$GPVTG,,T,,M,0.0,N,0.0,K,A"),
+      sentence("$GPGGA,081554.00,3150.788201,N,11711.922416,E,1,08,0.9,63.1,M,-2.0,M,,"),
+      sentence("$GPRMC,081554.00,A,3150.788201,N,11711.922416,E,0.1,12.5,020324,,,A,V"),
+      sentence("$GPRMC,081555.00,A,3150.788250,N,11711.922450,E,0.1,12.5,020324,,,A,V"),
+      sentence("$GPRMC,081556.00,V,,,,,,,020324,,,N,V"),
+    ].joined(separator: "\r\n") + "\r\n"
+
+  @Test func rmcNavigationalStatusIsIgnoredAsGpsdDoes() throws {
+    let (fixes, statistics) = try decodeNMEA(NMEADecoderTests.quectelLog)
+    #expect(
+      fixes.map(iso) == [
+        "2024-03-02T08:15:53.000Z", "2024-03-02T08:15:54.000Z", "2024-03-02T08:15:55.000Z",
+      ])
+    #expect(fixes.first?.satellitesUsed == 8)
+    #expect(fixes.first?.mode == .threeD)
+    #expect(fixes.last?.mode == .twoD)
+    #expect(statistics.skipped["no fix"] == 1)
+  }
+
+  @Test func ggaWithFewerThanThreeSatellitesIsNoFixAsGpsdDoes() throws {
+    let lines = [
+      sentence("$GPZDA,101000,01,02,2021,00,00"),
+      sentence("$GPGGA,101000,4807.038,N,01131.000,E,1,00,0.9,545.4,M,46.9,M,,"),
+      sentence("$GPGGA,101001,4807.038,N,01131.000,E,2,02,0.9,545.4,M,46.9,M,,"),
+      sentence("$GPGGA,101002,4807.038,N,01131.000,E,1,,0.9,545.4,M,46.9,M,,"),
+      sentence("$GPGGA,101003,4807.038,N,01131.000,E,1,03,0.9,545.4,M,46.9,M,,"),
+    ]
+    let (fixes, statistics) = try decodeNMEA(lines.joined(separator: "\n"))
+    #expect(fixes.map(iso) == ["2021-02-01T10:10:03.000Z"])
+    #expect(fixes.first?.satellitesUsed == 3)
+    #expect(statistics.skipped["no fix (fewer than 3 satellites)"] == 3)
+  }
+
+  @Test func anRMCAfterAFewSatellitesGGAStillGivesItsPosition() throws {
+    // gpsd's last sentence of the cycle sets the mode; haicom-305N starts like this.
+    let lines = [
+      sentence("$GPGGA,095304.802,2712.6520,S,15303.1397,E,1,00,17.0,3.0,M,42.2,M,,"),
+      sentence("$GPRMC,095304.802,A,2712.6520,S,15303.1397,E,0.00,133.96,080407,,,A"),
+    ]
+    let (fixes, _) = try decodeNMEA(lines.joined(separator: "\n"))
+    #expect(fixes.count == 1)
+    #expect(fixes.first?.mode == .twoD)
+    #expect(fixes.first?.altitudeMeters == nil)
+  }
+
+  static let rolloverLog =
+    [
+      sentence("$GPRMC,120000,A,4807.038,N,01131.000,E,0,0,200899,,"),
+      sentence("$GPRMC,120001,A,4807.038,N,01131.000,E,0,0,200899,,"),
+      sentence("$GPRMC,130000,A,4807.038,N,01131.000,E,0,0,020324,,"),
+    ].joined(separator: "\n") + "\n"
+
+  @Test func datesAreKeptAsWrittenWithoutARolloverCorrection() throws {
+    let (fixes, statistics) = try decodeNMEA(NMEADecoderTests.rolloverLog)
+    #expect(fixes.map(iso).first == "1999-08-20T12:00:00.000Z")
+    #expect(statistics.warnings[NMEADecoder.rolloverWarning] == nil)
+  }
+
+  @Test func theRolloverCorrectionMovesOldDatesForwardByWholeEras() throws {
+    let pivot = UTCTime.date(year: 2017, month: 1, day: 1, secondsOfDay: 0)
+    var decoder = NMEADecoder(rollover: NMEAWeekRollover(pivot: pivot))
+    let fixes = try decodeAll(NMEADecoderTests.rolloverLog, with: &decoder)
+    // 1999-08-20 + 1024 weeks = 2019-04-05; 2024 is after the pivot and stays.
+    #expect(
+      fixes.map(iso) == [
+        "2019-04-05T12:00:00.000Z", "2019-04-05T12:00:01.000Z", "2024-03-02T13:00:00.000Z",
+      ])
+    #expect(decoder.statistics.warnings[NMEADecoder.rolloverWarning] == 2)
+    #expect(decoder.statistics.fixes == 3)
+    // 1980 needs two eras to reach 2017.
+    let old = NMEAWeekRollover(pivot: pivot).corrected(
+      UTCTime.date(year: 1980, month: 1, day: 6, secondsOfDay: 0).timeIntervalSince1970)
+    #expect(
+      old.map { UTCTime.format(Date(timeIntervalSince1970: $0)) } == "2019-04-07T00:00:00.000Z")
+  }
+
+  @Test func aLiveDecoderBringsDatesWithin512WeeksOfTheClock() throws {
+    let now = UTCTime.date(year: 2026, month: 12, day: 1, secondsOfDay: 0)
+    var decoder = NMEADecoder.live(file: nil, now: now)
+    let fixes = try decodeAll(NMEADecoderTests.rolloverLog, with: &decoder)
+    #expect(fixes.map(iso).first == "2019-04-05T12:00:00.000Z")
+    for fix in fixes {
+      #expect(abs(fix.time.timeIntervalSince(now)) <= NMEAWeekRollover.eraSeconds / 2)
+    }
+    // Against a clock in 2045, 2024 is more than 512 weeks back: one era forward.
+    let later = UTCTime.date(year: 2045, month: 1, day: 1, secondsOfDay: 0)
+    var future = NMEADecoder.live(file: nil, now: later)
+    let moved = try decodeAll(NMEADecoderTests.rolloverLog, with: &future)
+    #expect(moved.map(iso).last == "2043-10-17T13:00:00.000Z")
+    #expect(moved.map(iso).first == "2038-11-19T12:00:00.000Z")
+    #expect(future.statistics.warnings[NMEADecoder.rolloverWarning] == 3)
+  }
+
+  @Test func backFilledEpochsAreCorrectedToo() throws {
+    let lines = [
+      sentence("$GPGGA,120000,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+      sentence("$GPRMC,120001,A,4807.038,N,01131.000,E,0,0,200899,,"),
+    ]
+    let pivot = UTCTime.date(year: 2017, month: 1, day: 1, secondsOfDay: 0)
+    var decoder = NMEADecoder(rollover: NMEAWeekRollover(pivot: pivot))
+    let fixes = try decodeAll(lines.joined(separator: "\n"), with: &decoder)
+    #expect(fixes.map(iso) == ["2019-04-05T12:00:00.000Z", "2019-04-05T12:00:01.000Z"])
+    #expect(decoder.statistics.warnings[NMEADecoder.rolloverWarning] == 2)
+  }
+
+  @Test func strictModeDeliversEveryEpochBeforeTheBadRecord() throws {
+    let good = (0..<5).map {
+      sentence("$GPRMC,12000\($0),A,4807.038,N,01131.000,E,0,0,230394,,")
+    }
+    let text = (good + ["$GPRMC,120009,A,4807.038,N,01131.000,E,0,0,230394,,*00"] + good)
+      .joined(separator: "\n")
+    var decoder = NMEADecoder(strict: true)
+    var fixes: [Fix] = []
+    var failure: TraceError?
+    Array(text.utf8).withUnsafeBytes { raw in
+      do throws(TraceError) { try decoder.decode(raw, into: &fixes) } catch { failure = error }
+    }
+    #expect(failure?.line == 6)
+    #expect(fixes.count == 5)
+    #expect(decoder.statistics.fixes == 5)
   }
 
   @Test func gllAndGnsGivePositions() throws {

@@ -45,6 +45,39 @@ struct TraceReplaySourceTests {
     #expect(fixes == direct)
   }
 
+  @Test func aRolloverCorrectionReachesTheReplayedFixes() async throws {
+    // 1994-03-23 is before the pivot: one 1024-week era forward is 2013-11-06.
+    let path = try TraceReaderTests.temporaryFile(TraceReplaySourceTests.trace(count: 3))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let pivot = UTCTime.date(year: 2010, month: 1, day: 1, secondsOfDay: 0)
+    let reports = try await TraceReplaySourceTests.collect(
+      TraceReplaySource(path: path, rollover: NMEAWeekRollover(pivot: pivot)))
+    let times = reports.compactMap { report -> String? in
+      if case .fix(let fix) = report { return iso(fix) }
+      return nil
+    }
+    #expect(times.first == "2013-11-06T12:00:00.000Z")
+    #expect(times.count == 3)
+  }
+
+  @Test func strictReplayDeliversEveryFixBeforeTheBadRecord() async throws {
+    let bad = "$GPRMC,120009,A,4807.038,N,01131.000,E,0.0,0.0,230394,,*00\n"
+    let path = try TraceReaderTests.temporaryFile(
+      TraceReplaySourceTests.trace(count: 5) + bad + TraceReplaySourceTests.trace(count: 2))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var fixes = 0
+    var failure: (any Error)?
+    do {
+      for try await report in TraceReplaySource(path: path, strict: true).reports() {
+        if case .fix = report { fixes += 1 }
+      }
+    } catch {
+      failure = error
+    }
+    #expect(fixes == 5)
+    #expect((failure as? TraceError)?.reason.hasPrefix("bad checksum") == true)
+  }
+
   @Test func pacedReplayFollowsTheTraceClockTimesTheSpeed() async throws {
     // 5 epochs 0.2 s apart = 0.8 s of trace; at speed 4 that is about 0.2 s.
     let path = try TraceReaderTests.temporaryFile(TraceReplaySourceTests.trace(count: 5, step: 0.2))
