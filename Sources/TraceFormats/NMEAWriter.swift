@@ -69,7 +69,10 @@ public struct NMEAWriter: Sendable {
     Self.sentence(rmc, to: &out)
 
     var gga = "\(talker)GGA,\(time),\(position),\(valid ? 1 : 0),"
-    gga += fix.satellitesUsed.map { String($0) } ?? ""
+    // A GGA with fewer than 3 satellites in use is no fix (gpsd's rule, and our reader's):
+    // when the count is unknown, write the least the fix's mode needs (3 for 2D, 4 for 3D).
+    let satellites = fix.satellitesUsed ?? (valid ? (fix.mode == .threeD ? 4 : 3) : nil)
+    gga += satellites.map { String($0) } ?? ""
     gga += ",\(hdop ?? ""),"
     gga += fix.altitudeMeters.map { Self.decimal($0, 3) + ",M" } ?? ","
     gga += ",,,,"
