@@ -23,17 +23,23 @@ struct EventBatch {
   var count: Int { events.count }
 
   /// The missions the pending rows belong to.
-  var missionIDs: Set<String> {
-    var ids = Set(travelled.keys)
-    for event in events { ids.insert(event.missionID) }
-    for row in fences.values { ids.insert(row.missionID) }
-    return ids
+  private(set) var missionIDs: Set<String> = []
+  /// The mission last added to `missionIDs`, so a run of one mission's events hashes its id
+  /// once.
+  private var lastMissionID: String?
+
+  private mutating func note(_ id: String) {
+    if id == lastMissionID { return }
+    missionIDs.insert(id)
+    lastMissionID = id
   }
 
   /// Adds a tracker batch; returns true when it starts a new buffer (arm the timer).
   mutating func append(_ batch: TrackingBatch, time: Int64) -> Bool {
     let first = isEmpty
     events.append(contentsOf: batch.events)
+    note(batch.missionID)
+    for event in batch.events where event.missionID != batch.missionID { note(event.missionID) }
     for (fence, state) in batch.fenceStates {
       fences[batch.missionID + "\u{0}" + fence] = FenceRow(
         missionID: batch.missionID, fenceID: fence, state: state, updated: time)
@@ -47,7 +53,10 @@ struct EventBatch {
   /// Adds events that carry no fence state or distance (tests, benchmarks).
   mutating func append(events added: some Sequence<TrackingEvent>) -> Bool {
     let first = isEmpty
-    events.append(contentsOf: added)
+    for event in added {
+      events.append(event)
+      note(event.missionID)
+    }
     return first
   }
 
@@ -56,6 +65,8 @@ struct EventBatch {
     events.removeAll(keepingCapacity: true)
     fences.removeAll(keepingCapacity: true)
     travelled.removeAll(keepingCapacity: true)
+    missionIDs.removeAll(keepingCapacity: true)
+    lastMissionID = nil
     generation &+= 1
   }
 }

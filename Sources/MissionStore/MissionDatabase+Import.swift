@@ -67,6 +67,7 @@ extension MissionDatabase {
               file: fileName, line: record.line, field: nil, value: nil, reason: message)
           }
         }
+        try advanceChangeCounterLocked(connection)
         return replaced
       }
       return ImportSummary(

@@ -42,7 +42,11 @@ extension MissionDatabase {
   public func record(contentsOf events: some Sequence<TrackingEvent>) throws {
     try withConnection { connection in
       let events = Array(events)
-      for id in Set(events.map(\.missionID)) { try ensureKnownLocked(id, connection) }
+      var checked: String?
+      for event in events where event.missionID != checked {
+        try ensureKnownLocked(event.missionID, connection)
+        checked = event.missionID
+      }
       try checkRecordable(events, connection)
       for event in events {
         let first = batch.append(events: CollectionOfOne(event))

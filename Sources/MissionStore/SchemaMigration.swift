@@ -22,8 +22,9 @@ struct SchemaMigration: Sendable {
   ///   several (older versions allowed it) keeps the most recently changed one; the others
   ///   are cancelled, each with a recorded transition (action `cancel`).
   /// - A change feed for other processes: every insert or update of a mission takes the
-  ///   next number of `change_counter` into its `rev`, every delete leaves a row in
-  ///   `mission_removals`; a tracking process asks for `rev` above the last it saw.
+  ///   next number of `change_counter` into its `rev` (inserts set it themselves, one number
+  ///   per transaction; a trigger gives it to any other update), every delete leaves a row
+  ///   in `mission_removals`; a tracking process asks for `rev` above the last it saw.
   /// - `tracking_sessions`: the distance travelled by the tracked mission, as the engine
   ///   computed it, for a resume.
   /// - Typed events: every member of an event has its column (`fence_id`, `initial`,
@@ -76,12 +77,9 @@ struct SchemaMigration: Sendable {
       rev INTEGER PRIMARY KEY,
       id TEXT NOT NULL
     );
-    CREATE TRIGGER missions_rev_insert AFTER INSERT ON missions BEGIN
-      UPDATE change_counter SET rev = rev + 1;
-      UPDATE missions SET rev = (SELECT rev FROM change_counter) WHERE id = NEW.id;
-    END;
     CREATE TRIGGER missions_rev_update AFTER UPDATE OF id, title, lat, lon, radius_m, reward,
-      currency, address, deadline_us, state, properties ON missions BEGIN
+      currency, address, deadline_us, state, properties ON missions
+      WHEN NEW.rev = OLD.rev BEGIN
       UPDATE change_counter SET rev = rev + 1;
       UPDATE missions SET rev = (SELECT rev FROM change_counter) WHERE id = NEW.id;
     END;

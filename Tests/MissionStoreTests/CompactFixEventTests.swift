@@ -109,9 +109,13 @@ import Testing
       let v1 = try MissionDatabase(
         path: path, configuration: StoreConfiguration(),
         migrations: Array(SchemaMigration.all.prefix(1)))
-      try v1.insert([Fixtures.mission("m", state: .active)])
-      // What a version-1 build wrote for a fix event: the track row and the full line.
+      // What a version-1 build wrote: the mission, a fix event's track row and its full line.
       try v1.withConnection { connection throws in
+        try connection.execute(
+          """
+          INSERT INTO missions (id, lat, lon, radius_m, state, updated_us)
+          VALUES ('m', 59.3293, 18.0686, 50, 'active', 0)
+          """)
         #expect(try connection.integer("PRAGMA user_version") == 1)
         guard case .fix(let fix, _, _) = old.kind else { return }
         let track = try connection.cached(

@@ -121,3 +121,24 @@ import Testing
     #expect(try database.mission(id: nfd)?.id == nfc)
   }
 }
+
+@Suite struct ChangeFeedTests {
+  @Test func anotherConnectionsImportsAndTransitionsAreInTheFeedOnce() throws {
+    let directory = try TemporaryDirectory()
+    let tracker = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
+    let all = try tracker.changes(after: nil)
+    #expect(all.missions.map(\.id) == ["a"])
+    // Nothing changed: the answer comes without a query, with the same token.
+    #expect(try tracker.changes(after: all.token) == MissionChanges(token: all.token, missions: []))
+    let other = try MissionDatabase(path: directory.path())
+    try other.insert([Fixtures.mission("b"), Fixtures.mission("c")])
+    try other.apply(.accept, toMission: "a")
+    let changed = try tracker.changes(after: all.token)
+    #expect(changed.missions.map(\.id).sorted() == ["a", "b", "c"])
+    #expect(changed.missions.first { $0.id == "a" }?.state == .accepted)
+    #expect(changed.token > all.token)
+    try other.apply(.accept, toMission: "b")
+    let next = try tracker.changes(after: changed.token)
+    #expect(next.missions.map(\.id) == ["b"])
+  }
+}
