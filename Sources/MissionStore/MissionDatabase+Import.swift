@@ -67,7 +67,6 @@ extension MissionDatabase {
               file: fileName, line: record.line, field: nil, value: nil, reason: message)
           }
         }
-        try advanceChangeCounterLocked(connection)
         return replaced
       }
       return ImportSummary(

@@ -30,21 +30,12 @@ extension MissionDatabase {
           try insertMissionLocked(
             mission, properties: "{}", replace: false, updated: microseconds(time), connection)
         }
-        try advanceChangeCounterLocked(connection)
       }
     }
   }
 
-  /// Takes the change number the rows of this transaction were written with (see
-  /// `insertMissionLocked`): call once, after them, inside the same transaction.
-  func advanceChangeCounterLocked(_ connection: SQLiteConnection) throws {
-    try connection.cached("UPDATE change_counter SET rev = rev + 1").run()
-  }
-
   /// Inserts (or, with `replace`, updates) one mission inside the caller's transaction; its
-  /// id is stored in NFC (`MissionID`). The row takes the next change number (`rev`) for the
-  /// change feed, one number for the whole transaction, which `advanceChangeCounterLocked`
-  /// then takes: a row-by-row trigger made a large import three times slower.
+  /// id is stored in NFC (`MissionID`).
   /// - Returns: Whether a stored mission was replaced.
   @discardableResult
   func insertMissionLocked(
@@ -61,13 +52,12 @@ extension MissionDatabase {
     let upsert = try connection.cached(
       """
       INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-        deadline_us, state, properties, updated_us, rev)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT rev + 1 FROM change_counter))
+        deadline_us, state, properties, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
         lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
         currency = excluded.currency, address = excluded.address,
         deadline_us = excluded.deadline_us, state = excluded.state,
-        properties = excluded.properties, updated_us = excluded.updated_us, rev = excluded.rev
+        properties = excluded.properties, updated_us = excluded.updated_us
       """)
     try upsert.bind(mission.id, at: 1)
     try upsert.bind(mission.title, at: 2)
@@ -82,6 +72,12 @@ extension MissionDatabase {
     try upsert.bind(properties, at: 11)
     try upsert.bind(updated, at: 12)
     try upsert.run()
+    if !existed {
+      // The change feed (an update's entry comes from the `missions_change_update` trigger).
+      let log = try connection.cached("INSERT INTO mission_changes (id) VALUES (?)")
+      try log.bind(mission.id, at: 1)
+      try log.run()
+    }
     // Not added to `knownMissions`: the transaction may still roll back, and the recorder
     // looks ids up on first use anyway.
     return existed

@@ -4,15 +4,16 @@ import MissionTracking
 /// The store is the engine's `TrackingStore`: transitions commit in their own transaction
 /// (checked against the stored state) before the engine acts on them, each report's events
 /// join the group commit with the fence states and distance the engine decided, and the
-/// change feed (`rev`, schema version 3) tells the engine what other processes wrote.
+/// change feed (`mission_changes`, schema version 3) tells the engine what other processes
+/// wrote.
 /// `commit(_:)`, `record(_:)` and `flush()` are the synchronous ones of the store.
 extension MissionDatabase: TrackingStore {
-  /// Missions inserted or updated after change number `token` (all when nil) and missions
-  /// removed after it.
+  /// Missions inserted or updated after change number `token` of the `mission_changes` log
+  /// (all missions when nil) and missions removed after it.
   ///
   /// While no other connection has committed since the previous call (`PRAGMA
   /// data_version` unchanged), it answers without reading any table, so polling is cheap.
-  /// - Complexity: O(changes) through the `rev` index; O(n) for the first call.
+  /// - Complexity: O(changes log n); O(n) for the first call.
   public func changes(after token: Int64?) throws -> MissionChanges {
     try withConnection { connection in
       let version = try connection.integer("PRAGMA data_version") ?? 0
@@ -20,19 +21,32 @@ extension MissionDatabase: TrackingStore {
         return MissionChanges(token: token, missions: [])
       }
       return try connection.transactionForReading {
-        let current = try connection.integer("SELECT rev FROM change_counter") ?? 0
-        let since = token ?? -1
-        let select = try connection.cached(
-          "SELECT \(Self.missionColumns) FROM missions WHERE rev > ?")
-        defer { select.reset() }
-        try select.bind(since, at: 1)
+        let current =
+          try connection.integer("SELECT coalesce(max(seq), 0) FROM mission_changes") ?? 0
         var missions: [Mission] = []
-        while try select.step() { missions.append(mission(from: select)) }
-        let removals = try connection.cached("SELECT id FROM mission_removals WHERE rev > ?")
-        defer { removals.reset() }
-        try removals.bind(since, at: 1)
         var removed: [String] = []
-        while try removals.step() { removed.append(removals.string(at: 0) ?? "") }
+        if let token {
+          let select = try connection.cached(
+            """
+            SELECT \(Self.missionColumns) FROM missions
+            WHERE id IN (SELECT id FROM mission_changes WHERE seq > ?)
+            """)
+          defer { select.reset() }
+          try select.bind(token, at: 1)
+          while try select.step() { missions.append(mission(from: select)) }
+          let removals = try connection.cached(
+            """
+            SELECT DISTINCT id FROM mission_changes
+            WHERE seq > ? AND removed = 1 AND id NOT IN (SELECT id FROM missions)
+            """)
+          defer { removals.reset() }
+          try removals.bind(token, at: 1)
+          while try removals.step() { removed.append(removals.string(at: 0) ?? "") }
+        } else {
+          let select = try connection.cached("SELECT \(Self.missionColumns) FROM missions")
+          defer { select.reset() }
+          while try select.step() { missions.append(mission(from: select)) }
+        }
         observedDataVersion = version
         return MissionChanges(token: current, missions: missions, removedIDs: removed)
       }
