@@ -13,8 +13,10 @@ import MissionTracking
 ///   after the previous one is delivered at once; the trace's own clock is never compared
 ///   with the wall clock.
 ///
-/// The trace is read chunk by chunk on demand (constant memory; nothing is read ahead of the
-/// consumer). Blocking reads run on a private serial queue, never on the cooperative pool.
+/// The trace is read chunk by chunk on demand (constant memory): `reports()` reads nothing
+/// ahead of the consumer; `reportBatches()` unpaced decodes one chunk ahead, so that parsing
+/// runs beside tracking. Blocking reads run on a private serial queue, never on the
+/// cooperative pool.
 /// Stopping the iteration (cancelling the consuming task or dropping the iterator) stops
 /// reading and closes the file; a read already blocked on an idle pipe or tty returns when
 /// its next data arrives or the writer closes.
@@ -80,6 +82,8 @@ private final class ReplayState: @unchecked Sendable {
   private var more = true
   private var finished = false
   private var firstFixTime: Date?
+  /// The batch decoded ahead by `nextBatch` (unpaced replays only).
+  private var readAhead: Result<[SourceReport]?, TraceError>?
   private var previousFixTime: Date?
   /// A read error held back until the fixes read before it are delivered.
   private var pendingFailure: TraceError?
@@ -122,23 +126,33 @@ private final class ReplayState: @unchecked Sendable {
     let item: Result<[SourceReport]?, TraceError> = await withCheckedContinuation {
       continuation in
       queue.async {
-        switch self.nextOnQueue() {
-        case .failure(let error): continuation.resume(returning: .failure(error))
-        case .success(nil): continuation.resume(returning: .success(nil))
-        case .success(let (first, _)?):
-          var batch = [first]
-          if case .fix = first {
-            batch.reserveCapacity(self.buffer.count - self.index + 1)
-            while self.index < self.buffer.count {
-              batch.append(.fix(self.buffer[self.index]))
-              self.index += 1
-            }
-          }
-          continuation.resume(returning: .success(batch))
-        }
+        let result = self.readAhead ?? self.batchOnQueue()
+        self.readAhead = nil
+        continuation.resume(returning: result)
+        // Decode the next chunk while the consumer works on this one (two cores: parsing
+        // overlaps tracking); the next call takes it from here.
+        if case .success(.some) = result { self.readAhead = self.batchOnQueue() }
       }
     }
     return try item.get()
+  }
+
+  /// The rest of the current chunk as one batch (reading the next chunk when it is used up).
+  private func batchOnQueue() -> Result<[SourceReport]?, TraceError> {
+    switch nextOnQueue() {
+    case .failure(let error): return .failure(error)
+    case .success(nil): return .success(nil)
+    case .success(let (first, _)?):
+      var batch = [first]
+      if case .fix = first {
+        batch.reserveCapacity(buffer.count - index + 1)
+        while index < buffer.count {
+          batch.append(.fix(buffer[index]))
+          index += 1
+        }
+      }
+      return .success(batch)
+    }
   }
 
   /// The next report with its offset in trace seconds from the first fix (nil: deliver at
