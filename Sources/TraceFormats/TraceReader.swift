@@ -29,6 +29,10 @@ public final class TraceReader {
   private let rollover: NMEAWeekRollover?
   private let descriptor: Int32
   private let ownsDescriptor: Bool
+  /// The trace itself, when it was given as bytes rather than a path.
+  private let bytes: [UInt8]?
+  /// How much of `bytes` was read.
+  private var bytesRead = 0
   private let chunk: UnsafeMutableRawBufferPointer
   private var decoder: (any TraceDecoder)?
   /// Bytes read before the format was known.
@@ -54,6 +58,7 @@ public final class TraceReader {
     self.strict = strict
     self.fallbackDate = fallbackDate
     self.rollover = rollover
+    bytes = nil
     if path == "-" {
       descriptor = 0
       ownsDescriptor = false
@@ -71,6 +76,38 @@ public final class TraceReader {
       ownsDescriptor = true
     }
     chunk = .allocate(byteCount: max(chunkSize, 256), alignment: 16)
+  }
+
+  /// Reads a trace held in memory (a fixture in a test, a download), in chunks like a file.
+  /// - Parameters:
+  ///   - bytes: The whole trace, in any of the formats (recognised from content).
+  ///   - name: What error messages call it (default `bytes`).
+  ///   - strict: Stop at the first bad record instead of skipping it.
+  ///   - fallbackDate: The UTC day for NMEA logs without any date.
+  ///   - rollover: The GPS week-rollover correction of NMEA dates.
+  ///   - chunkSize: Bytes per read.
+  public init(
+    bytes: [UInt8], name: String = "bytes", strict: Bool = false, fallbackDate: Date? = nil,
+    rollover: NMEAWeekRollover? = nil, chunkSize: Int = 1 << 16
+  ) {
+    path = name
+    self.strict = strict
+    self.fallbackDate = fallbackDate
+    self.rollover = rollover
+    self.bytes = bytes
+    descriptor = -1
+    ownsDescriptor = false
+    chunk = .allocate(byteCount: max(chunkSize, 256), alignment: 16)
+  }
+
+  /// Reads a trace held in a string (its UTF-8 bytes), e.g. an NMEA log inline in a test.
+  public convenience init(
+    text: String, name: String = "text", strict: Bool = false, fallbackDate: Date? = nil,
+    rollover: NMEAWeekRollover? = nil
+  ) {
+    self.init(
+      bytes: Array(text.utf8), name: name, strict: strict, fallbackDate: fallbackDate,
+      rollover: rollover)
   }
 
   deinit {
@@ -196,6 +233,14 @@ public final class TraceReader {
   }
 
   private func readChunk() throws(TraceError) -> Int {
+    if let bytes {
+      let count = min(chunk.count, bytes.count - bytesRead)
+      bytes.withUnsafeBytes { all in
+        chunk.copyMemory(from: UnsafeRawBufferPointer(rebasing: all[bytesRead..<bytesRead + count]))
+      }
+      bytesRead += count
+      return count
+    }
     while true {
       let n = Foundation.read(descriptor, chunk.baseAddress, chunk.count)
       if n >= 0 { return n }

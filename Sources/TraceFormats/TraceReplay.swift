@@ -47,7 +47,38 @@ public enum TraceReplay {
     configuration: MissionEngine.Configuration = .init(), faults: TraceFaults = TraceFaults(),
     startAt: Date? = nil
   ) async throws -> Outcome {
-    let trace = TraceReplaySource(path: path)
+    try await run(
+      TraceReplaySource(path: path), mission: mission, otherMissions: otherMissions,
+      configuration: configuration, faults: faults, startAt: startAt)
+  }
+
+  /// Replays a trace held in memory (`text` as UTF-8, or `bytes`); see
+  /// `run(path:mission:otherMissions:configuration:faults:startAt:)`.
+  public static func run(
+    bytes: [UInt8], mission: Mission, otherMissions: [Mission] = [],
+    configuration: MissionEngine.Configuration = .init(), faults: TraceFaults = TraceFaults(),
+    startAt: Date? = nil
+  ) async throws -> Outcome {
+    try await run(
+      TraceReplaySource(bytes: bytes), mission: mission, otherMissions: otherMissions,
+      configuration: configuration, faults: faults, startAt: startAt)
+  }
+
+  /// Replays a trace held in a string; see `run(bytes:mission:…)`.
+  public static func run(
+    text: String, mission: Mission, otherMissions: [Mission] = [],
+    configuration: MissionEngine.Configuration = .init(), faults: TraceFaults = TraceFaults(),
+    startAt: Date? = nil
+  ) async throws -> Outcome {
+    try await run(
+      bytes: Array(text.utf8), mission: mission, otherMissions: otherMissions,
+      configuration: configuration, faults: faults, startAt: startAt)
+  }
+
+  private static func run(
+    _ trace: TraceReplaySource, mission: Mission, otherMissions: [Mission],
+    configuration: MissionEngine.Configuration, faults: TraceFaults, startAt: Date?
+  ) async throws -> Outcome {
     let source = PrefetchedFixSource(faults.isEmpty ? trace : try trace.injectingFaults(faults))
     let start: Date
     if let startAt {

@@ -29,8 +29,10 @@ public struct TraceReplaySource: FixSource {
     case realTime(speed: Double)
   }
 
-  /// The trace's path (`-` for standard input).
+  /// The trace's path (`-` for standard input), or the name given to in-memory bytes.
   public let path: String
+  /// The trace itself, when it was given as bytes rather than a path.
+  public let bytes: [UInt8]?
   /// How fixes are released.
   public let pacing: Pacing
   /// Stop with an error at the first bad record instead of skipping it.
@@ -46,10 +48,34 @@ public struct TraceReplaySource: FixSource {
     fallbackDate: Date? = nil, rollover: NMEAWeekRollover? = nil
   ) {
     self.path = path
+    bytes = nil
     self.pacing = pacing
     self.strict = strict
     self.fallbackDate = fallbackDate
     self.rollover = rollover
+  }
+
+  /// Creates a replay source over a trace held in memory (`name` is what messages call it).
+  public init(
+    bytes: [UInt8], name: String = "bytes", pacing: Pacing = .asFastAsPossible,
+    strict: Bool = false, fallbackDate: Date? = nil, rollover: NMEAWeekRollover? = nil
+  ) {
+    path = name
+    self.bytes = bytes
+    self.pacing = pacing
+    self.strict = strict
+    self.fallbackDate = fallbackDate
+    self.rollover = rollover
+  }
+
+  /// Creates a replay source over a trace held in a string (its UTF-8 bytes).
+  public init(
+    text: String, name: String = "text", pacing: Pacing = .asFastAsPossible,
+    strict: Bool = false, fallbackDate: Date? = nil, rollover: NMEAWeekRollover? = nil
+  ) {
+    self.init(
+      bytes: Array(text.utf8), name: name, pacing: pacing, strict: strict,
+      fallbackDate: fallbackDate, rollover: rollover)
   }
 
   /// The trace's fixes in file order, then a `source` status `ended`.
@@ -161,9 +187,15 @@ private final class ReplayState: @unchecked Sendable {
     do throws(TraceError) {
       if finished { return .success(nil) }
       if reader == nil {
-        reader = try TraceReader(
-          path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
-          rollover: source.rollover)
+        if let bytes = source.bytes {
+          reader = TraceReader(
+            bytes: bytes, name: source.path, strict: source.strict,
+            fallbackDate: source.fallbackDate, rollover: source.rollover)
+        } else {
+          reader = try TraceReader(
+            path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
+            rollover: source.rollover)
+        }
       }
       while index == buffer.count {
         if let pendingFailure { throw pendingFailure }
