@@ -44,6 +44,12 @@ enum ReplayCommand: Command {
       --rollover-after DATE  Move NMEA dates before DATE forward by 1024 GPS weeks (a
                              receiver with the week-rollover bug); as decode.
       --strict               Stop at the first bad record instead of skipping it.
+      --speed-mps V          Walk GPX points that have no time (a planned <rte>, a saved
+                             track) along the path at V m/s from --start-at (default
+                             2000-01-01T00:00:00Z, or the timed point before them), the
+                             way a simulator walks a planned route. Without it a trace
+                             with no timed point is an error that says how many lack one.
+      --waypoints            With --speed-mps: walk the <wpt> points too, in file order.
       --expect-arrival       Exit 1 with one line when the mission did not arrive, so a
                              shell test needs no JSON parsing.
       --within DURATION      With --expect-arrival: arrival must come within DURATION
@@ -76,6 +82,11 @@ enum ReplayCommand: Command {
       }
       startAt = parsed.date
     }
+    let walkingSpeed = try arguments.double("--speed-mps", in: 0.01...1000)
+    let waypoints = arguments.flag("--waypoints")
+    if waypoints && walkingSpeed == nil {
+      throw CLIError.usage("--waypoints goes with --speed-mps")
+    }
     let faults = try FaultOptions(&arguments).faults
     let expectArrival = arguments.flag("--expect-arrival")
     var within: Double?
@@ -94,9 +105,15 @@ enum ReplayCommand: Command {
     let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
     let traces = ChainedFixSource(
       sources: paths.map {
-        TraceReplaySource(
+        var trace = TraceReplaySource(
           path: $0, pacing: pacing, strict: strict, fallbackDate: fallbackDate,
           rollover: rollover)
+        trace.untimed = walkingSpeed.map {
+          UntimedReplay(
+            speedMetersPerSecond: $0, start: startAt ?? UntimedReplay.defaultStart,
+            includesWaypoints: waypoints)
+        }
+        return trace
       })
     let source: PrefetchedFixSource
     do {
@@ -110,8 +127,12 @@ enum ReplayCommand: Command {
     let start: Date
     if let startAt {
       start = startAt
+    } else if let first = await source.firstFixTime() {
+      start = first
+    } else if let failure = source.failure {
+      throw CLIError.failure("\(failure)")
     } else {
-      start = await source.firstFixTime() ?? Date()
+      start = Date()
     }
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "replay", statusEvery: 200)

@@ -24,6 +24,10 @@ package final class PrefetchedFixSource: FixSource, @unchecked Sendable {
   /// Wraps `inner`; nothing is read until `firstFixTime()` or an iteration.
   package init(_ inner: any FixSource) { self.inner = inner }
 
+  /// Why the source failed while `firstFixTime()` read ahead (it fails the same way when
+  /// iterated), or nil.
+  package var failure: (any Error)? { lock.withLock { bufferedError } }
+
   /// The time of the first valid fix (a fix, in range, not (0, 0)), or nil when the source
   /// ends (or fails) without one.
   package func firstFixTime() async -> Date? {

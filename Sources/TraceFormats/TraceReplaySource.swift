@@ -41,6 +41,9 @@ public struct TraceReplaySource: FixSource {
   public let fallbackDate: Date?
   /// The GPS week-rollover correction of NMEA dates; nil keeps them as written.
   public let rollover: NMEAWeekRollover?
+  /// Times for GPX points without one; nil leaves them out (a trace with no timed point at
+  /// all is then an error that says so).
+  public var untimed: UntimedReplay?
 
   /// Creates a replay source; nothing is opened until `reports()` is iterated.
   public init(
@@ -108,6 +111,10 @@ private final class ReplayState: @unchecked Sendable {
   private var more = true
   private var finished = false
   private var firstFixTime: Date?
+  /// Untimed points read, to be given times (with `source.untimed`).
+  private var records: [TraceRecord] = []
+  /// The last point given to the consumer, for timing the next untimed one.
+  private var lastPoint: (time: Date, coordinate: Coordinate)?
   /// The batch decoded ahead by `nextBatch` (unpaced replays only).
   private var readAhead: Result<[SourceReport]?, TraceError>?
   private var previousFixTime: Date?
@@ -201,10 +208,18 @@ private final class ReplayState: @unchecked Sendable {
         if let pendingFailure { throw pendingFailure }
         buffer.removeAll(keepingCapacity: true)
         index = 0
-        guard more else {
+        guard more, let reader else {
           finished = true
           let statistics = reader?.statistics ?? TraceStatistics()
           close()
+          if source.untimed == nil, statistics.fixes == 0,
+            let untimed = statistics.skipped["no time"], untimed > 0
+          {
+            throw TraceError(
+              file: source.path,
+              reason: "\(untimed) points have no time: replay them along the path with "
+                + "--speed-mps V (and --waypoints for <wpt> points)")
+          }
           let ended = SourceStatus(
             .ended,
             detail: "\(source.path): \(statistics.fixes) fixes, "
@@ -212,7 +227,13 @@ private final class ReplayState: @unchecked Sendable {
           return .success((.status(ended), nil))
         }
         do {
-          more = try reader!.read(into: &buffer)
+          if let untimed = source.untimed {
+            records.removeAll(keepingCapacity: true)
+            more = try reader.read(into: &records)
+            time(records, untimed)
+          } else {
+            more = try reader.read(into: &buffer)
+          }
         } catch {
           // Strict mode: every fix before the bad record is delivered, then the error.
           if buffer.isEmpty { throw error }
@@ -233,6 +254,28 @@ private final class ReplayState: @unchecked Sendable {
       finished = true
       close()
       return .failure(error)
+    }
+  }
+
+  /// Appends `records` to `buffer` as fixes, untimed points timed along the path from the
+  /// point before them at the configured speed.
+  private func time(_ records: [TraceRecord], _ timing: UntimedReplay) {
+    for record in records {
+      var fix: Fix?
+      switch record {
+      case .fix(let timed): fix = timed
+      case .untimed(let point):
+        if point.kind == .waypoint && !timing.includesWaypoints { continue }
+        let time =
+          lastPoint.map {
+            $0.time.addingTimeInterval(
+              $0.coordinate.distance(to: point.coordinate) / timing.speedMetersPerSecond)
+          } ?? timing.start
+        fix = point.fix(at: time)
+      }
+      guard let fix else { continue }
+      buffer.append(fix)
+      lastPoint = (fix.time, fix.coordinate)
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MissionProximity
 import MissionStore
 import MissionTracking
 import Testing
@@ -58,6 +59,56 @@ import Testing
     #expect(run.status == 64, "\(extra)")
     #expect(run.err.split(separator: "\n").count == 1)
     #expect(run.out.isEmpty)
+  }
+
+  /// A planned route (`<rte>`, no times) from 500 m south of sig-101 to it, a point every
+  /// 10 m, and a waypoint far away.
+  static func route(in box: CLISandbox) throws -> String {
+    let shop = try Coordinate(latitude: 59.61708, longitude: 17.72185)
+    var text = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <gpx version="1.1" creator="tests" xmlns="http://www.topografix.com/GPX/1/1">
+      <wpt lat="59.70000" lon="17.90000"><name>far</name></wpt>
+      <rte>
+
+      """
+    for step in 0...50 {
+      let point = try shop.destination(bearingDegrees: 180, distanceMeters: Double(500 - 10 * step))
+      text += "<rtept lat=\"\(point.latitude)\" lon=\"\(point.longitude)\"/>\n"
+    }
+    text += "</rte>\n</gpx>\n"
+    let path = box.path("route.gpx")
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  @Test func aPlannedRouteIsWalkedAtTheGivenSpeedAndArrivesOnTime() async throws {
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    let route = try Self.route(in: box)
+    // Without a speed, one line that says what is missing and which flag helps.
+    let untimed = await box.run(["replay", route, "--mission", "sig-101"])
+    #expect(untimed.status == 1)
+    #expect(untimed.err.contains("points have no time"))
+    #expect(untimed.err.contains("--speed-mps"))
+    #expect(untimed.err.split(separator: "\n").count == 1)
+    let walked = await box.run([
+      "replay", route, "--mission", "sig-101", "--speed-mps", "1.4", "--start-at",
+      "2026-05-04T10:00:00Z", "--expect-arrival",
+    ])
+    #expect(walked.status == 0, "\(walked.err)")
+    let arrival = try #require(
+      CLISandbox.jsonLines(walked.out).first {
+        $0["type"] as? String == "state" && $0["to"] as? String == "arrived"
+      })
+    let time = try #require((arrival["time"] as? String).flatMap { UTCTime.parse($0)?.date })
+    // The first point inside the 40 m fence is 460 m along the route: 328.6 s at 1.4 m/s.
+    let expected = Date(timeIntervalSince1970: 1_777_888_800 + 460 / 1.4)
+    #expect(abs(time.timeIntervalSince(expected)) <= 1)
+    // --waypoints walks the far waypoint first: 20 km away, so much later.
+    let viaWaypoint = await box.run(["replay", route, "--speed-mps", "1.4", "--waypoints"])
+    #expect(viaWaypoint.status == 0, "\(viaWaypoint.err)")
+    #expect(await box.run(["replay", route, "--waypoints"]).status == 64)
   }
 
   @Test func durationsReadAsPeopleWriteThem() {
