@@ -155,9 +155,6 @@ public actor MissionEngine {
   /// The lifecycle of mission `id`, with the transitions this engine took.
   package func lifecycle(_ id: String) -> MissionLifecycle? { lifecycles[id] }
 
-  /// How many missions the engine holds.
-  public var missionCount: Int { lifecycles.count }
-
   /// The mission in a tracking state (`active` or `arrived`), if any.
   public var activeMissionID: String? { session?.missionID ?? trackingIDs.sorted().first }
 
@@ -221,11 +218,6 @@ public actor MissionEngine {
     let due = lifecycles.values.filter { $0.isDue(at: time) }.map(\.mission.id).sorted()
     for id in due { try await perform(.expire, on: id, at: time) }
     return due
-  }
-
-  /// Asks the store for changes by other processes now, instead of at the next poll.
-  public func refresh() async {
-    _ = await pollChanges()
   }
 
   /// Waits until the current tracking session ends and says why; returns at once when no
