@@ -29,8 +29,9 @@ public final class TraceReader {
   private let rollover: NMEAWeekRollover?
   private let descriptor: Int32
   private let ownsDescriptor: Bool
-  /// The trace itself, when it was given as bytes rather than a path.
-  private let bytes: [UInt8]?
+  /// The trace itself (or the part not yet read, when streamed), when it was given as bytes
+  /// rather than a path.
+  private var bytes: [UInt8]?
   /// How much of `bytes` was read.
   private var bytesRead = 0
   private let chunk: UnsafeMutableRawBufferPointer
@@ -98,6 +99,38 @@ public final class TraceReader {
     descriptor = -1
     ownsDescriptor = false
     chunk = .allocate(byteCount: max(chunkSize, 256), alignment: 16)
+  }
+
+  /// A reader fed by the caller, chunk by chunk (`read(appending:into:)`), for a trace that
+  /// arrives as a stream of bytes (an `AsyncSequence`, a socket).
+  public convenience init(
+    streamNamed name: String, strict: Bool = false, fallbackDate: Date? = nil,
+    rollover: NMEAWeekRollover? = nil
+  ) {
+    self.init(
+      bytes: [], name: name, strict: strict, fallbackDate: fallbackDate, rollover: rollover)
+  }
+
+  /// Feeds the next bytes of a streamed trace (nil: the stream ended) and appends the fixes
+  /// they complete to `fixes`.
+  /// - Returns: false once the trace has ended.
+  /// - Throws: As `read(into:)`; a reader opened on a path throws at once.
+  public func read(appending more: [UInt8]?, into fixes: inout [Fix]) throws(TraceError) -> Bool {
+    guard bytes != nil else {
+      throw TraceError(file: path, reason: "not a streamed reader: it reads its own input")
+    }
+    if let more {
+      if bytesRead == bytes?.count {
+        bytes?.removeAll(keepingCapacity: true)
+        bytesRead = 0
+      }
+      bytes?.append(contentsOf: more)
+    }
+    while bytesRead < (bytes?.count ?? 0) {
+      if !(try read(into: &fixes)) { return false }
+    }
+    // Only an ended stream reaches the end of the bytes: that finishes the decoder.
+    return more == nil ? try read(into: &fixes) : true
   }
 
   /// Reads a trace held in a string (its UTF-8 bytes), e.g. an NMEA log inline in a test.

@@ -49,6 +49,55 @@ import TraceFormats
     #expect(outcome.events.contains { $0.kind == .state(from: .open, to: .accepted) })
   }
 
+  /// Bytes handed out one by one, asynchronously, as a network stream would.
+  struct ByteStream: AsyncSequence, Sendable {
+    typealias Element = UInt8
+    let bytes: [UInt8]
+    struct AsyncIterator: AsyncIteratorProtocol {
+      let bytes: [UInt8]
+      var index = 0
+      mutating func next() async -> UInt8? {
+        guard index < bytes.count else { return nil }
+        if index % 4096 == 0 { await Task.yield() }
+        index += 1
+        return bytes[index - 1]
+      }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(bytes: bytes) }
+  }
+
+  @Test func aStreamOfBytesDecodesAsItArrivesLikeTheFile() async throws {
+    let data = Array(try Data(contentsOf: URL(fileURLWithPath: Self.walk)))
+    var streamed: [Fix] = []
+    var batches = 0
+    for try await batch in StreamReplaySource(bytes: ByteStream(bytes: data), chunkSize: 8192)
+      .reportBatches()
+    {
+      batches += 1
+      for report in batch { if case .fix(let fix) = report { streamed.append(fix) } }
+    }
+    var whole: [Fix] = []
+    try TraceReader(path: Self.walk).forEachBatch { whole += $0 }
+    #expect(streamed == whole)
+    #expect(batches > 10)  // decoded as it arrived, not at the end
+    // Through the engine: the same arrival as from the file.
+    let engine = MissionEngine(
+      store: InMemoryTrackingStore(missions: [Self.shop]),
+      source: StreamReplaySource(bytes: ByteStream(bytes: data)),
+      clock: ManualClock(Date(timeIntervalSince1970: 1_777_888_800)))
+    try await engine.open()
+    try await engine.perform(.accept, on: "sig-101")
+    try await engine.perform(.start, on: "sig-101")
+    #expect(await engine.waitUntilTrackingEnds() == .sourceEnded)
+    #expect(await engine.mission("sig-101")?.state == .arrived)
+    await engine.shutdown()
+    // A path reader cannot be fed.
+    var none: [Fix] = []
+    #expect(throws: TraceError.self) {
+      _ = try TraceReader(path: Self.walk).read(appending: [0x24], into: &none)
+    }
+  }
+
   @Test func badInputIsAnErrorOrACountedSkip() async throws {
     let reader = TraceReader(bytes: Array("not a trace at all\n".utf8), name: "junk")
     #expect(throws: TraceError.self) {
