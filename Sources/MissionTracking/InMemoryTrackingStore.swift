@@ -101,9 +101,11 @@ public actor InMemoryTrackingStore: TrackingStore {
     guard mission.state.isTracking else {
       throw TrackingError.changedElsewhere(missionID: mission.id, state: mission.state)
     }
+    var fixes: [Fix] = []
     for event in batch.events {
-      if case .fix(let fix, _, _) = event.kind { tracks[batch.missionID, default: []].append(fix) }
+      if case .fix(let fix, _, _) = event.kind { fixes.append(fix) }
     }
+    if !fixes.isEmpty { tracks[batch.missionID, default: []].append(contentsOf: fixes) }
     events.append(contentsOf: batch.events)
     fenceStates[batch.missionID, default: [:]].merge(batch.fenceStates) { $1 }
     travelledMeters[batch.missionID] = batch.travelledMeters
