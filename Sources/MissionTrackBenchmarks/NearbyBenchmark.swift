@@ -132,8 +132,8 @@ enum NearbyBenchmark: Benchmark {
     }
     let moveNanoseconds = moves > 0 ? seconds(since: moveStart) / Double(moves) * 1e9 : 0
 
-    let buildSeconds = median(buildTimes)
-    let querySeconds = median(queryTimes)
+    let buildSeconds = BenchMeasure.median(buildTimes)
+    let querySeconds = BenchMeasure.median(queryTimes)
     let queriesPerSecond = Double(queries.count) / querySeconds
     let baselinePerSecond = sample.isEmpty ? 0 : Double(sample.count) / baselineSeconds
     let indexBytes = grid.indexByteCount
@@ -147,9 +147,9 @@ enum NearbyBenchmark: Benchmark {
       ("build_s", fixed(buildSeconds, 4)),
       ("query_s", fixed(querySeconds, 4)),
       ("queries_per_s", fixed(queriesPerSecond, 0)),
-      ("build_cpu_s", fixed(median(buildCPUTimes), 4)),
-      ("query_cpu_s", fixed(median(queryCPUTimes), 4)),
-      ("queries_per_cpu_s", fixed(Double(queries.count) / median(queryCPUTimes), 0)),
+      ("build_cpu_s", fixed(BenchMeasure.median(buildCPUTimes), 4)),
+      ("query_cpu_s", fixed(BenchMeasure.median(queryCPUTimes), 4)),
+      ("queries_per_cpu_s", fixed(Double(queries.count) / BenchMeasure.median(queryCPUTimes), 0)),
       ("load_average", fixed(loadAverage(), 2)),
       ("results", "\(results)"),
       ("index_bytes", "\(indexBytes)"),
@@ -255,13 +255,6 @@ enum NearbyBenchmark: Benchmark {
   static func loadAverage() -> Double {
     var loads = [Double](repeating: 0, count: 3)
     return getloadavg(&loads, 3) > 0 ? loads[0] : 0
-  }
-
-  static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
   }
 
   static func fixed(_ value: Double, _ digits: Int) -> String {

@@ -68,7 +68,7 @@ enum ParseBenchmark: Benchmark {
       precondition(fixes == statistics.fixes)
     }
     let peakRSS = peakResidentMegabytes()
-    let median = medianOf(seconds)
+    let median = BenchMeasure.median(seconds)
     var object = JSONObjectWriter()
     object.add("format", format?.rawValue ?? "empty")
     object.add("bytes", bytes)
@@ -76,8 +76,8 @@ enum ParseBenchmark: Benchmark {
     object.add("fixes", statistics.fixes)
     object.add("seconds", median)
     object.add("mb_per_s", Double(bytes) / 1e6 / median)
-    object.add("cpu_seconds", medianOf(cpuSeconds))
-    object.add("cpu_mb_per_s", Double(bytes) / 1e6 / medianOf(cpuSeconds))
+    object.add("cpu_seconds", BenchMeasure.median(cpuSeconds))
+    object.add("cpu_mb_per_s", Double(bytes) / 1e6 / BenchMeasure.median(cpuSeconds))
     object.add("peak_rss_mb", peakRSS)
     if format != .gpsdJSON && !skipBaseline {
       var baselineSeconds: [Double] = []
@@ -90,7 +90,7 @@ enum ParseBenchmark: Benchmark {
           ? try GPXBaseline.countFixes(path: path) : try NaiveNMEAParser.countFixes(path: path)
         baselineSeconds.append((clock.now - start).seconds)
       }
-      let baseline = Double(bytes) / 1e6 / medianOf(baselineSeconds)
+      let baseline = Double(bytes) / 1e6 / BenchMeasure.median(baselineSeconds)
       object.add("baseline_mb_per_s", baseline)
       object.add("baseline_fixes", baselineFixes)
       object.add("speedup", Double(bytes) / 1e6 / median / baseline)
@@ -98,12 +98,6 @@ enum ParseBenchmark: Benchmark {
     object.add("repeats", repeats)
     console.out(object.result)
     return 0
-  }
-
-  static func medianOf(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
   }
 
   /// User plus system CPU time of this process so far, in seconds: on a shared machine this

@@ -129,18 +129,18 @@ enum PipelineBenchmark: Benchmark {
     }
     let agree = fastEvents == slowEvents
 
-    let seconds = median(times)
+    let seconds = BenchMeasure.median(times)
     let perSecond = Double(count) / seconds
-    let baselinePerSecond = Double(baselineFixes.count) / median(baselineTimes)
+    let baselinePerSecond = Double(baselineFixes.count) / BenchMeasure.median(baselineTimes)
     var json = JSONObjectWriter()
     json.add("benchmark", "pipeline")
     json.add("fixes", count)
     json.add("missions", missionCount)
     json.add("repeats", repeats)
     json.add("cpu_seconds", seconds)
-    json.add("wall_seconds", median(wallTimes))
+    json.add("wall_seconds", BenchMeasure.median(wallTimes))
     json.add("fixes_per_s", perSecond.rounded())
-    json.add("fixes_per_wall_s", (Double(count) / median(wallTimes)).rounded())
+    json.add("fixes_per_wall_s", (Double(count) / BenchMeasure.median(wallTimes)).rounded())
     json.add("ns_per_fix", 1e9 / perSecond)
     json.add("delivered", delivered)
     json.add("events", events)
@@ -221,12 +221,6 @@ enum PipelineBenchmark: Benchmark {
     }
   }
 
-  private static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    let mid = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-  }
 }
 
 /// Uniform doubles from the seeded generator, for the benchmark's synthetic data.

@@ -85,8 +85,8 @@ enum StoreBenchmark: Benchmark {
       naiveRates.append(Double(naive) / perFix.wall)
       naiveCPURates.append(Double(naive) / perFix.cpu)
     }
-    let batchedRate = median(batchedRates)
-    let naiveRate = median(naiveRates)
+    let batchedRate = BenchMeasure.median(batchedRates)
+    let naiveRate = BenchMeasure.median(naiveRates)
 
     var json = JSONObjectWriter()
     json.add("benchmark", "store")
@@ -96,23 +96,24 @@ enum StoreBenchmark: Benchmark {
     json.add("load_average_1m", load)
     json.add("fixes", fixes)
     json.add("batched_fixes_per_s", batchedRate.rounded())
-    json.add("batched_fixes_per_cpu_s", median(batchedCPURates).rounded())
+    json.add("batched_fixes_per_cpu_s", BenchMeasure.median(batchedCPURates).rounded())
     json.add("naive_fixes", naive)
     json.add("naive_fixes_per_s", naiveRate.rounded())
-    json.add("naive_fixes_per_cpu_s", median(naiveCPURates).rounded())
+    json.add("naive_fixes_per_cpu_s", BenchMeasure.median(naiveCPURates).rounded())
     json.add("speedup", batchedRate / naiveRate)
     json.add("json_lines_per_cpu_s", (Double(fixes) / encoding.cpu).rounded())
-    json.add("event_lines_read_per_cpu_s", median(readCPURates).rounded())
+    json.add("event_lines_read_per_cpu_s", BenchMeasure.median(readCPURates).rounded())
     console.err(
       "store ingest (synchronous \(synchronous.rawValue), median of \(repeats), load \(load)):")
     console.err(
       "  batched (\(batch)/commit): \(Int(batchedRate)) fixes/s wall, "
-        + "\(Int(median(batchedCPURates))) per CPU-second, over \(fixes) fixes")
+        + "\(Int(BenchMeasure.median(batchedCPURates))) per CPU-second, over \(fixes) fixes")
     console.err(
       "  naive (1/commit):      \(Int(naiveRate)) fixes/s wall, "
-        + "\(Int(median(naiveCPURates))) per CPU-second, over \(naive) fixes")
+        + "\(Int(BenchMeasure.median(naiveCPURates))) per CPU-second, over \(naive) fixes")
     console.err("  speedup: \(String(format: "%.1f", batchedRate / naiveRate))x")
-    console.err("  reading the event lines back: \(Int(median(readCPURates))) per CPU-second")
+    console.err(
+      "  reading the event lines back: \(Int(BenchMeasure.median(readCPURates))) per CPU-second")
 
     if missions > 0 {
       let path = directory.appendingPathComponent("missions.sqlite").path
@@ -157,21 +158,23 @@ enum StoreBenchmark: Benchmark {
       }
       json.add("missions", missions)
       json.add("missions_insert_s", setup)
-      json.add("open_and_read_locations_s", median(locationTimes))
-      json.add("open_and_read_locations_cpu_s", median(locationCPUTimes))
-      json.add("open_and_read_full_missions_s", median(fullTimes))
-      json.add("open_read_and_build_index_s", median(indexTimes))
-      json.add("open_read_and_build_index_cpu_s", median(indexCPUTimes))
+      json.add("open_and_read_locations_s", BenchMeasure.median(locationTimes))
+      json.add("open_and_read_locations_cpu_s", BenchMeasure.median(locationCPUTimes))
+      json.add("open_and_read_full_missions_s", BenchMeasure.median(fullTimes))
+      json.add("open_read_and_build_index_s", BenchMeasure.median(indexTimes))
+      json.add("open_read_and_build_index_cpu_s", BenchMeasure.median(indexCPUTimes))
       json.add("index_target_s", 2.0)
       console.err("missions (\(missions)):")
       console.err("  insert (one transaction):        \(String(format: "%.3f", setup)) s")
       console.err(
-        "  open + read locations for index: \(String(format: "%.3f", median(locationTimes))) s")
+        "  open + read locations for index: \(String(format: "%.3f", BenchMeasure.median(locationTimes))) s"
+      )
       console.err(
-        "  open + read full Mission rows:   \(String(format: "%.3f", median(fullTimes))) s")
+        "  open + read full Mission rows:   \(String(format: "%.3f", BenchMeasure.median(fullTimes))) s"
+      )
       console.err(
-        "  open + read + build index:       \(String(format: "%.3f", median(indexTimes))) s wall, "
-          + "\(String(format: "%.3f", median(indexCPUTimes))) s CPU (target 2 s)")
+        "  open + read + build index:       \(String(format: "%.3f", BenchMeasure.median(indexTimes))) s wall, "
+          + "\(String(format: "%.3f", BenchMeasure.median(indexCPUTimes))) s CPU (target 2 s)")
     }
     console.out(json.result)
     return 0
@@ -206,12 +209,6 @@ enum StoreBenchmark: Benchmark {
       let first = text.split(separator: " ").first, let value = Double(first)
     else { return -1 }
     return value
-  }
-
-  private static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
   }
 
   /// Records `events` into a new database with one active mission; returns the wall and CPU

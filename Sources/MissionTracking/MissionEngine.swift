@@ -470,24 +470,24 @@ public actor MissionEngine {
       guard mayArrive, scratch[before...].contains(where: isOwnEnter) else { continue }
       mayArrive = false
       session = current
-      do {
-        try await publish(scratch)
-      } catch {
-        fail(error)
-        return false
-      }
-      guard let updated = session, updated.generation == generation else { return false }
+      guard await publishOrFail(scratch), let updated = session, updated.generation == generation
+      else { return false }
       current = updated
       scratch.removeAll(keepingCapacity: true)
     }
     session = current
+    return await publishOrFail(scratch) && session?.generation == generation
+  }
+
+  /// `publish(events)`; on an error tracking stops (`fail`) and the result is false.
+  private func publishOrFail(_ events: [TrackingEvent]) async -> Bool {
     do {
-      try await publish(scratch)
+      try await publish(events)
+      return true
     } catch {
       fail(error)
       return false
     }
-    return session?.generation == generation
   }
 
   /// Whether `event` enters the tracked mission's own fence.

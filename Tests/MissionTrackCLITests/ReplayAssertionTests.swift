@@ -105,9 +105,25 @@ import Testing
     // The first point inside the 40 m fence is 460 m along the route: 328.6 s at 1.4 m/s.
     let expected = Date(timeIntervalSince1970: 1_777_888_800 + 460 / 1.4)
     #expect(abs(time.timeIntervalSince(expected)) <= 1)
-    // --waypoints walks the far waypoint first: 20 km away, so much later.
-    let viaWaypoint = await box.run(["replay", route, "--speed-mps", "1.4", "--waypoints"])
+    // --waypoints walks the far waypoint first (about 14 km from the route's start), so the
+    // route, and the arrival, come that many seconds at 1.4 m/s later.
+    let fresh = try CLISandbox()
+    try await fresh.acceptedDemo()
+    let viaWaypoint = await fresh.run([
+      "replay", route, "--mission", "sig-101", "--speed-mps", "1.4", "--waypoints", "--start-at",
+      "2026-05-04T10:00:00Z",
+    ])
     #expect(viaWaypoint.status == 0, "\(viaWaypoint.err)")
+    let later = try #require(
+      CLISandbox.jsonLines(viaWaypoint.out).first {
+        $0["type"] as? String == "state" && $0["to"] as? String == "arrived"
+      })
+    let laterTime = try #require((later["time"] as? String).flatMap { UTCTime.parse($0)?.date })
+    let far = try Coordinate(latitude: 59.70000, longitude: 17.90000)
+    let routeStart = try Coordinate(latitude: 59.61708, longitude: 17.72185)
+      .destination(bearingDegrees: 180, distanceMeters: 500)
+    let detour = far.distance(to: routeStart) / 1.4
+    #expect(abs(laterTime.timeIntervalSince(expected) - detour) <= 1)
     #expect(await box.run(["replay", route, "--waypoints"]).status == 64)
   }
 
