@@ -16,17 +16,26 @@ let package = Package(
       name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
     .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(name: "LiveSources", dependencies: ["MissionTracking", "TraceFormats", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
     .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),
+    // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
+    .target(
+      name: "MissionService",
+      dependencies: [
+        "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionReporting",
+        "CMicroHTTPD",
+      ]),
     .target(
       name: "MissionTrackCLI",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "LiveSources", "MissionStore",
-        "MissionReporting",
+        "MissionReporting", "MissionService",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
     // Benchmarks: not part of the shipped `missiontrack`; run with
@@ -51,5 +60,6 @@ let package = Package(
       name: "MissionTrackCLITests",
       dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport"]),
     .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
+    .testTarget(name: "MissionServiceTests", dependencies: ["MissionService"]),
   ]
 )
