@@ -50,7 +50,9 @@ let package = Package(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
-    .testTarget(name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore"]),
+    .testTarget(
+      name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore", "ServiceTestSupport"]
+    ),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
     // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).
     .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
@@ -60,6 +62,9 @@ let package = Package(
       name: "MissionTrackCLITests",
       dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport"]),
     .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
-    .testTarget(name: "MissionServiceTests", dependencies: ["MissionService"]),
+    // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
+    .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
+    .testTarget(
+      name: "MissionServiceTests", dependencies: ["MissionService", "ServiceTestSupport"]),
   ]
 )
