@@ -108,11 +108,14 @@ public final class ServeProcess: @unchecked Sendable {
     process.waitUntilExit()
   }
 
-  /// Runs the built `missiontrack ARGUMENTS` to its end; returns status, stdout, stderr.
-  public static func run(_ arguments: [String], in directory: URL) throws
-    -> (status: Int32, out: String, err: String)
+  /// Runs the built `missiontrack ARGUMENTS` (or another `executable`) to its end; returns
+  /// status, stdout, stderr.
+  public static func run(_ arguments: [String], in directory: URL, executable: String? = nil)
+    throws -> (status: Int32, out: String, err: String)
   {
-    guard let executable else { throw Failure(description: "not built") }
+    guard let executable = executable ?? Self.executable else {
+      throw Failure(description: "not built")
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
