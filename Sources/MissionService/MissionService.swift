@@ -58,11 +58,8 @@ package final class MissionService: @unchecked Sendable {
     let hub = self.hub
     tasks.append(
       Task {
-        var batch: [TrackingEvent] = []
         for await event in engine.events {
-          batch.append(event)
-          monitor.note(batch)
-          batch.removeAll(keepingCapacity: true)
+          monitor.note(event)
           hub.wake()
         }
       })

@@ -79,7 +79,8 @@ extension MissionDatabase {
       try log.run()
     }
     // Not added to `knownMissions`: the transaction may still roll back, and the recorder
-    // looks ids up on first use anyway.
+    // looks ids up on first use anyway. The change feed must look at the log next time.
+    observedDataVersion = nil
     return existed
   }
 

@@ -60,6 +60,7 @@ extension MissionDatabase {
         return connection.changes > 0
       }
       knownMissions.remove(id)
+      observedDataVersion = nil
       return removed
     }
   }

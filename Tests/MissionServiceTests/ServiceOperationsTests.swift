@@ -161,4 +161,45 @@ struct ServiceOperationsTests {
     }
     #expect(dropped == 1, "the client that stopped reading was dropped")
   }
+
+  @Test func healthFailsWhileTheSourceIsDownDuringTrackingAndDeadlinesExpire() throws {
+    let sandbox = try ServiceSandbox()
+    // Nothing listens on this port: the gpsd source stays disconnected.
+    let listener = try RawHTTP.freeLoopbackPort()
+    let server = try sandbox.serve(["--gpsd", "127.0.0.1:\(listener)", "--source-down-limit", "1"])
+    defer { server.stop() }
+    #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
+    #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
+    #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
+    var health = try RawHTTP.request(port: server.port, "GET", "/healthz")
+    let deadline = Date().addingTimeInterval(10)
+    while health.status == 200 && Date() < deadline {
+      usleep(200_000)
+      health = try RawHTTP.request(port: server.port, "GET", "/healthz")
+    }
+    #expect(health.status == 503)
+    #expect(health.text.contains("while tracking"))
+    // Not tracking any more: healthy again.
+    #expect(try post(server, "/v1/missions/sig-101/cancel").status == 200)
+    #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
+
+    // A deadline that passes while the service runs expires the mission within a second.
+    let events = try SSEClient(port: server.port)
+    let soon = Date().addingTimeInterval(1.5)
+    let formatter = ISO8601DateFormatter()
+    let body =
+      #"{"lat":59.62,"lon":17.73,"title":"soon","deadline":"\#(formatter.string(from: soon))"}"#
+    let put = try RawHTTP.request(
+      port: server.port, "PUT", "/v1/missions/soon", headers: ["Content-Type": "application/json"],
+      text: body)
+    #expect(put.status == 201, "\(put.text)")
+    #expect(
+      events.wait(timeout: 5) { list in
+        list.contains {
+          $0.data.contains(#""mission_id":"soon""#) && $0.data.contains(#""to":"expired""#)
+        }
+      })
+    let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/soon")
+    #expect((show.json?["mission"] as? [String: Any])?["state"] as? String == "expired")
+  }
 }

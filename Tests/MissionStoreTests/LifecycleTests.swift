@@ -141,4 +141,21 @@ import Testing
     let next = try tracker.changes(after: changed.token)
     #expect(next.missions.map(\.id) == ["b"])
   }
+
+  @Test func theStoresOwnImportsAndRemovalsAreInItsFeed() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
+    let all = try store.changes(after: nil)
+    // The same connection imports and removes: `data_version` does not change for its own
+    // commits, so the feed must not take the shortcut.
+    _ = try store.importMissions(
+      Array("id,lat,lon\nb,59.6,17.7\n".utf8), format: .csv, fileName: "b.csv")
+    let added = try store.changes(after: all.token)
+    #expect(added.missions.map(\.id) == ["b"])
+    #expect(try store.removeMission(id: "a"))
+    let removed = try store.changes(after: added.token)
+    #expect(removed.removedIDs == ["a"])
+    #expect(try store.mission(id: "a") == nil)
+    #expect(try store.removeMission(id: "a") == false)
+  }
 }
