@@ -81,3 +81,62 @@ struct ServeGatingLiveTests {
     #expect(server.stop().status == 0)
   }
 }
+
+/// `missiontrack serve --nmea DEVICE`: the device is open only while a mission is tracked,
+/// checked in the server's own file descriptor table (`/proc/PID/fd`).
+@Suite(
+  .enabled(if: PseudoTerminalPair.isAvailable, "socat must be installed"),
+  .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+struct ServeDeviceGatingTests {
+  /// Whether process `pid` holds `path` open.
+  private func holds(_ pid: Int32, _ path: String) -> Bool {
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    let directory = "/proc/\(pid)/fd"
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return entries.contains { entry in
+      let target = try? FileManager.default.destinationOfSymbolicLink(
+        atPath: "\(directory)/\(entry)")
+      return target == resolved || target == path
+    }
+  }
+
+  private func waitFor(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+      if condition() { return true }
+      usleep(20_000)
+    }
+    return condition()
+  }
+
+  @Test func theDeviceIsOpenOnlyWhileTracking() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("serve-nmea-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("db.sqlite").path
+    let database = try MissionDatabase(path: db)
+    _ = try database.importMissions(
+      from: TestData.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
+    try database.close()
+    let pair = try PseudoTerminalPair()
+    defer { pair.stop() }
+    let server = try ServeProcess(["--db", db, "--nmea", pair.readerPath], in: directory)
+    defer { server.stop() }
+    let pid = server.process.processIdentifier
+    Thread.sleep(forTimeInterval: 1)
+    #expect(!holds(pid, pair.readerPath))
+    for action in ["accept", "start"] {
+      #expect(
+        try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
+          == 200)
+    }
+    #expect(waitFor(5) { holds(pid, pair.readerPath) })
+    let submitted = Date()
+    #expect(
+      try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/cancel").status == 200)
+    #expect(waitFor(1) { !holds(pid, pair.readerPath) })
+    #expect(Date().timeIntervalSince(submitted) < 1.5)
+    #expect(server.stop().status == 0)
+  }
+}
