@@ -82,14 +82,7 @@ extension MissionService {
   /// `GET /v1/missions/{id}`.
   func mission(_ id: String) throws -> HTTPResponse {
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
-    let transitions = try database.transitions(ofMission: mission.id).map { transition in
-      var item = JSONObjectWriter()
-      item.add("action", transition.action.rawValue)
-      item.add("from", transition.from.rawValue)
-      item.add("to", transition.to.rawValue)
-      item.add("time", UTCTime.format(transition.time))
-      return item.result
-    }
+    let transitions = try database.transitions(ofMission: mission.id).map(\.jsonObject)
     let fence = try database.fenceStates(ofMission: mission.id)[mission.id]
     var body = JSONObjectWriter()
     body.addRaw("mission", json: mission.jsonObject)

@@ -217,16 +217,17 @@ public actor MissionEngine {
     async throws -> MissionTransition?
   {
     await acquire()
-    let outcome: (transition: MissionTransition?, stopped: Task<Void, Never>?)
+    var taken: MissionTransition?
+    var stopped: Task<Void, Never>?
     do {
-      outcome = try await transition(action, on: id, at: time ?? clock.now())
+      (taken, stopped) = try await transition(action, on: id, at: time ?? clock.now())
     } catch {
       release()
       throw error
     }
     release()
-    await outcome.stopped?.value
-    return outcome.transition
+    await stopped?.value
+    return taken
   }
 
   /// Expires every open or accepted mission whose deadline has passed at `now` (default:

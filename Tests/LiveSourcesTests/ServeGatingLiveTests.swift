@@ -10,25 +10,9 @@ import Testing
   .serialized, .enabled(if: GPSDHarness.isAvailable, "gpsd and socat must be installed"),
   .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
 struct ServeGatingLiveTests {
-  private func waitFor(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
-  }
-
   @Test func serveHoldsAGPSDConnectionOnlyWhileAMissionIsTracked() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("serve-gpsd-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let db = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: db)
-    _ = try database.importMissions(
-      from: TestData.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.close()
+    let demo = try DemoDatabase(tag: "serve-gpsd")
+    let (directory, db) = (demo.directory, demo.path)
 
     let harness = try GPSDHarness()
     defer { harness.stopAll() }
@@ -51,8 +35,8 @@ struct ServeGatingLiveTests {
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(waitFor(5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
-    let arrived = waitFor(60) {
+    #expect(poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    let arrived = poll(for: 60) {
       let show = try? RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
       return (show?.json?["mission"] as? [String: Any])?["state"] as? String == "arrived"
     }
@@ -62,19 +46,19 @@ struct ServeGatingLiveTests {
     let submitted = Date()
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit").status == 200)
-    #expect(waitFor(1) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(poll(for: 1) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
     #expect(Date().timeIntervalSince(submitted) < 1.5)
 
     // Started again by a CLI command on the same database, cancelled by another one.
     _ = try ServeProcess.run(["missions", "accept", "sig-102", "--db", db], in: directory)
     let started = try ServeProcess.run(["missions", "start", "sig-102", "--db", db], in: directory)
     #expect(started.status == 0, "\(started.err)")
-    #expect(waitFor(5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    #expect(poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
     let cancelled = try ServeProcess.run(
       ["missions", "cancel", "sig-102", "--db", db], in: directory)
     #expect(cancelled.status == 0, "\(cancelled.err)")
     let cancelTime = Date()
-    #expect(waitFor(1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
     #expect(Date().timeIntervalSince(cancelTime) < 1.5)
     let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
     #expect(status.json?["active_mission"] is NSNull)
@@ -100,25 +84,9 @@ struct ServeDeviceGatingTests {
     }
   }
 
-  private func waitFor(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
-  }
-
   @Test func theDeviceIsOpenOnlyWhileTracking() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("serve-nmea-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let db = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: db)
-    _ = try database.importMissions(
-      from: TestData.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.close()
+    let demo = try DemoDatabase(tag: "serve-nmea")
+    let (directory, db) = (demo.directory, demo.path)
     let pair = try PseudoTerminalPair()
     defer { pair.stop() }
     let server = try ServeProcess(["--db", db, "--nmea", pair.readerPath], in: directory)
@@ -131,11 +99,11 @@ struct ServeDeviceGatingTests {
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(waitFor(5) { holds(pid, pair.readerPath) })
+    #expect(poll(for: 5) { holds(pid, pair.readerPath) })
     let submitted = Date()
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/cancel").status == 200)
-    #expect(waitFor(1) { !holds(pid, pair.readerPath) })
+    #expect(poll(for: 1) { !holds(pid, pair.readerPath) })
     #expect(Date().timeIntervalSince(submitted) < 1.5)
     #expect(server.stop().status == 0)
   }
