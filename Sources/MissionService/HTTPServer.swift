@@ -75,7 +75,7 @@ final class HTTPServer: @unchecked Sendable {
         missiontrack_mhd_start(
           flags, address, UInt32(limits.threads), UInt32(limits.maximumConnections),
           UInt32(limits.idleTimeoutSeconds), limits.headerMemoryBytes, accessHandler, context,
-          completedHandler, context)
+          completedHandler, context, unescapeKeepingNUL)
       }
     }
     guard let daemon else {
@@ -259,6 +259,43 @@ private func completedHandler(
   guard let slot, let exchange = slot.pointee else { return }
   slot.pointee = nil
   Unmanaged<HTTPServer.Exchange>.fromOpaque(exchange).release()
+}
+
+/// Percent-decodes `text` in place as libmicrohttpd's own unescaper does (an invalid escape
+/// stays as it is), except that `%00` is kept too: a decoded NUL would end the C string and
+/// cut the path or a query value short, so `/v1/missions/ID%00x` would reach mission `ID`.
+/// Returns the decoded length.
+private func unescapeKeepingNUL(
+  context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  text: UnsafeMutablePointer<CChar>?
+) -> Int {
+  guard let text else { return 0 }
+  func hexValue(_ character: CChar) -> UInt8? {
+    let byte = UInt8(bitPattern: character)
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+  var read = 0
+  var written = 0
+  while text[read] != 0 {
+    // `high` is nil at the terminator, so `text[read + 2]` is never past it.
+    if text[read] == CChar(UInt8(ascii: "%")), let high = hexValue(text[read + 1]),
+      let low = hexValue(text[read + 2]), high != 0 || low != 0
+    {
+      text[written] = CChar(bitPattern: high << 4 | low)
+      read += 3
+    } else {
+      text[written] = text[read]
+      read += 1
+    }
+    written += 1
+  }
+  text[written] = 0
+  return written
 }
 
 private func streamReader(

@@ -201,7 +201,7 @@ extension HTTPRequest {
     switch text {
     case "true", "1", "": return true
     case "false", "0": return false
-    default: throw .badRequest("\(name) must be true or false, got '\(text.prefix(64))'")
+    default: throw .badRequest("\(name) must be true or false, got '\(Self.shown(text))'")
     }
   }
 }

@@ -144,14 +144,13 @@ package final class MissionService: @unchecked Sendable {
       return try events(request)
     case (3, "missions"):
       try allow(request, ["GET", "POST"])
-      return request.method == "GET" ? try missions(request) : try importMissions(request)
+      return request.isRead ? try missions(request) : try importMissions(request)
     case (4, "missions"):
       try allow(request, ["GET", "PUT", "DELETE"])
-      switch request.method {
-      case "GET": return try mission(parts[3])
-      case "PUT": return try replaceMission(parts[3], request)
-      default: return try removeMission(parts[3])
-      }
+      // HEAD is a GET without the body: it must never reach PUT or DELETE.
+      if request.isRead { return try mission(parts[3]) }
+      if request.method == "PUT" { return try replaceMission(parts[3], request) }
+      return try removeMission(parts[3])
     case (5, "missions"):
       return try missionResource(parts[3], parts[4], request)
     default:
@@ -161,10 +160,12 @@ package final class MissionService: @unchecked Sendable {
 
   private func authorize(_ request: HTTPRequest) throws {
     guard let token = configuration.token else { return }
-    let given = request.header("authorization") ?? ""
-    let prefix = "Bearer "
-    guard given.hasPrefix(prefix),
-      Self.constantTimeEqual(Array(given.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
+    // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared exactly.
+    let given = Array((request.header("authorization") ?? "").utf8)
+    let scheme = Array("bearer ".utf8)
+    guard given.count > scheme.count,
+      given.prefix(scheme.count).map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 }),
+      Self.constantTimeEqual(Array(given.dropFirst(scheme.count)), Array(token.utf8))
     else {
       throw ServiceError.unauthorized("a valid 'Authorization: Bearer TOKEN' header is required")
     }
@@ -182,7 +183,7 @@ package final class MissionService: @unchecked Sendable {
   }
 
   func allow(_ request: HTTPRequest, _ methods: [String]) throws {
-    let effective = request.method == "HEAD" ? "GET" : request.method
+    let effective = request.isRead ? "GET" : request.method
     guard methods.contains(effective) else {
       throw ServiceError.methodNotAllowed(request.method, allowed: methods)
     }

@@ -171,8 +171,17 @@ enum ServeCommand: Command {
       port = text[text.index(after: colon)...]
     }
     if host == "localhost" { host = "127.0.0.1" }
-    guard !host.isEmpty, let number = UInt16(port) else { throw usage }
+    guard !host.isEmpty, let number = UInt16(port), isNumericAddress(String(host)) else {
+      throw usage
+    }
     return (String(host), number)
+  }
+
+  /// Whether `host` is a numeric IPv4 or IPv6 address: a name would otherwise pass as
+  /// "not loopback" and fail only when the server starts (exit 1, not 64).
+  static func isNumericAddress(_ host: String) -> Bool {
+    var address = in6_addr()
+    return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
   }
 
   /// The token in `path`: its first line, trimmed; at least 16 characters.
