@@ -10,7 +10,8 @@ extension HTTPRequest {
       throw .badRequest("\(name) must be a number, got '\(Self.shown(text))'")
     }
     guard range.contains(value) else {
-      throw .invalid("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
+      throw .invalid(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
     }
     return value
   }
@@ -22,7 +23,8 @@ extension HTTPRequest {
       throw .badRequest("\(name) must be an integer, got '\(Self.shown(text))'")
     }
     guard range.contains(value) else {
-      throw .invalid("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
+      throw .invalid(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
     }
     return value
   }
