@@ -103,7 +103,8 @@ package final class MissionService: @unchecked Sendable {
   private func route(_ request: HTTPRequest) throws -> HTTPResponse {
     if isStopping { throw ServiceError.unavailable("the service is shutting down") }
     let path = request.path
-    if path != "/healthz" { try authorize(request) }
+    // A browser's CORS preflight never carries credentials, so it is answered before the
+    // token check; it reveals nothing but the allowed methods and headers.
     if request.method == "OPTIONS", configuration.corsOrigin != nil {
       return HTTPResponse(
         status: 204, contentType: "text/plain", body: [],
@@ -112,6 +113,7 @@ package final class MissionService: @unchecked Sendable {
           ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
         ])
     }
+    if path != "/healthz" { try authorize(request) }
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     switch (parts.count, parts.dropFirst().first ?? "") {
     case (2, ""):
