@@ -149,13 +149,15 @@ extension MissionService {
       try allow(request, ["POST"])
       return try perform(action, on: id)
     }
+    guard ["track", "events", "report.svg"].contains(name) else {
+      // Not a resource with any method (`arrive` is the tracker's own): 404, not 405.
+      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
+    }
     try allow(request, ["GET"])
     switch name {
     case "track": return try track(id, request)
     case "events": return try missionEvents(id)
-    case "report.svg": return try report(id)
-    default:
-      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
+    default: return try report(id)
     }
   }
 

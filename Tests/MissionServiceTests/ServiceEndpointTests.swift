@@ -281,9 +281,13 @@ struct ServiceEndpointTests {
         "id,lat,lon\nb-7,1,2\n"), 400)
     let after = ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions?limit=10000"))
     #expect(after == before)
-    // Imported missions are found by nearby at once.
+    // Imported missions are found by nearby and take actions at once.
     let near = try ServiceCheck.get(server, "/v1/missions?lat=59.63&lon=17.73&radius_m=1")
     #expect(ServiceCheck.ids(near) == ["c-1"])
+    let accepted = try RawHTTP.request(port: server.port, "POST", "/v1/missions/c-2/accept")
+    #expect(accepted.status == 200, "\(accepted.text)")
+    let status = try ServiceCheck.get(server, "/v1/status")
+    #expect((status.json?["missions"] as? [String: Int])?["open"] == 11)
   }
 
   @Test func oneMissionIsReadReplacedAndRemoved() throws {

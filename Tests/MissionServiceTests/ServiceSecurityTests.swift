@@ -138,10 +138,12 @@ struct ServiceSecurityTests {
     ServiceCheck.error(
       try RawHTTP.request(port: plain.port, "OPTIONS", "/v1/missions", headers: origin), 405)
 
-    let tokenFile = sandbox.path("token")
+    // One tracker per database: the second server gets its own sandbox.
+    let other = try ServiceSandbox()
+    let tokenFile = other.path("token")
     try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
     let allowed = "https://field.example"
-    let cors = try sandbox.serve(
+    let cors = try other.serve(
       ["--cors-origin", allowed, "--token-file", tokenFile], tag: "cors")
     defer { cors.stop() }
     let auth = ["Authorization": "Bearer \(Self.token)", "Origin": allowed]
@@ -209,9 +211,10 @@ struct ServiceSecurityTests {
       #expect(response.headers["content-security-policy"] == "default-src 'self'", "\(name)")
       #expect(response.headers["x-content-type-options"] == "nosniff", "\(name)")
     }
-    let tokenFile = sandbox.path("token")
+    let other = try ServiceSandbox(demo: false)
+    let tokenFile = other.path("token")
     try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-    let guarded = try sandbox.serve(["--token-file", tokenFile], tag: "guarded")
+    let guarded = try other.serve(["--token-file", tokenFile], tag: "guarded")
     defer { guarded.stop() }
     let refused = try ServiceCheck.get(guarded, "/v1/status")
     #expect(refused.status == 401)
