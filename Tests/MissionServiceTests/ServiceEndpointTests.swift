@@ -492,6 +492,12 @@ struct ServiceEndpointTests {
     #expect(sse.contains("text/event-stream"))
     #expect(sse.contains("event: state\n"))
     #expect(sse.contains("id: "))
+    // HEAD of the stream is its headers, and subscribes nobody.
+    let head = try ServiceCheck.get(server, "/v1/events", method: "HEAD")
+    #expect(head.status == 200)
+    #expect(head.headers["content-type"] == "text/event-stream")
+    let metrics = try ServiceCheck.get(server, "/metrics").text
+    #expect(metrics.contains("\nmissiontrack_sse_clients 1\n"), "only the open stream above")
     ServiceCheck.error(try ServiceCheck.get(server, "/v1/events?after=soon"), 400)
     ServiceCheck.error(try ServiceCheck.get(server, "/v1/events?mission_id=nope"), 404)
   }
