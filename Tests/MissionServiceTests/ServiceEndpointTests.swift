@@ -22,7 +22,15 @@ struct ServiceEndpointTests {
     pole-b,89.99995,180,Pole B,open
     """
 
-  static let gpxSchema = "/work/shared/reference/schema/gpx-1.1.xsd"
+  /// A mission with every field of §5's nearby answer.
+  static let fullMission = """
+    id,lat,lon,title,reward,currency,address,radius_m,deadline
+    full-1,59.61,17.72,Full one,100,SEK,"Storgatan 1, Sigtuna",25,2027-01-02T03:04:05Z
+    """
+
+  /// The GPX 1.1 schema beside the project (DESIGN.md §4), when present.
+  static let gpxSchema = ServeProcess.packageRoot.deletingLastPathComponent()
+    .appendingPathComponent("shared/reference/schema/gpx-1.1.xsd").path
 
   /// One nearby query as the service and the CLI take it.
   static func nearbyQuery(
@@ -113,6 +121,22 @@ struct ServiceEndpointTests {
         "pole-a", "pole-b",
       ])
     #expect(answers["/v1/missions?lat=-30.0&lon=-60.0&radius_m=20015114.0&state=any"]?.count == 12)
+
+    let full = try ServiceCheck.send(
+      server, "POST", "/v1/missions", contentType: "text/csv", Self.fullMission)
+    #expect(full.status == 201)
+    let found = try ServiceCheck.get(server, "/v1/missions?lat=59.61&lon=17.72&radius_m=1")
+    let item = try #require((found.json?["missions"] as? [[String: Any]])?.first)
+    #expect(
+      Set(item.keys) == [
+        "id", "lat", "lon", "distance_m", "state", "title", "reward", "currency", "address",
+        "radius_m", "deadline",
+      ])
+    #expect(item["id"] as? String == "full-1" && item["distance_m"] as? Double == 0)
+    #expect(item["reward"] as? String == "100" && item["currency"] as? String == "SEK")
+    #expect(item["address"] as? String == "Storgatan 1, Sigtuna")
+    #expect(item["radius_m"] as? Double == 25)
+    #expect(item["deadline"] as? String == "2027-01-02T03:04:05.000Z")
   }
 
   @Test func nearbyRefusesBadArguments() throws {

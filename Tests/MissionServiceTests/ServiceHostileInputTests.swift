@@ -80,7 +80,7 @@ struct ServiceHostileInputTests {
     for _ in 0..<5 {
       let others = Date()
       #expect(ServiceCheck.healthy(server))
-      #expect(Date().timeIntervalSince(others) < 1)
+      #expect(Date().timeIntervalSince(others) < 1.5)
     }
     #expect(inHeaders.readToEnd().isEmpty)
     let closedHeaders = Date().timeIntervalSince(started)
@@ -242,6 +242,16 @@ struct ServiceHostileInputTests {
       let message = ServiceCheck.error(
         try ServiceCheck.get(server, "/v1/missions?" + query), status)
       #expect(message.count < 300, "\(query.prefix(40)): \(message.prefix(100))")
+    }
+    // Values at the edge of their range are answered, not crashed on.
+    for query in [
+      "lat=59.6&lon=17.7&k=9223372036854775807",
+      "lat=59.6&lon=17.7&radius_m=1.7976931348623157e308",
+      "lat=-90&lon=-180&radius_m=0&k=0", "lat=90&lon=180&k=100000000000&radius_m=1e15",
+      "limit=10000&after=%ff%fe", "limit=1&after=\(long)",
+    ] {
+      let response = try ServiceCheck.get(server, "/v1/missions?" + query)
+      #expect(response.status == 200, "\(query.prefix(60)): \(response.text.prefix(200))")
     }
     #expect(ServiceCheck.healthy(server))
   }
