@@ -26,9 +26,13 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+  /// Looks at a request whose body is still to come (its `body` is empty) and returns the
+  /// response that refuses it, or nil to read the body.
+  typealias Admission = @Sendable (HTTPRequest) -> HTTPResponse?
 
   private var daemon: OpaquePointer?
   private let handler: Handler
+  private let admission: Admission
   /// Headers added to every response (security policy, CORS).
   private let commonHeaders: [(String, String)]
   let limits: Limits
@@ -38,12 +42,15 @@ final class HTTPServer: @unchecked Sendable {
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
 
   /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
+  /// `admission` refuses a request from its headers before its body is read (so that a
+  /// client without the token cannot make the server hold 16 MiB); `handler` answers it.
   /// - Throws: `ServiceError.listen` when the address is not numeric or cannot be bound.
   init(
     host: String, port: UInt16, limits: Limits, commonHeaders: [(String, String)],
-    handler: @escaping Handler
+    admission: @escaping Admission = { _ in nil }, handler: @escaping Handler
   ) throws {
     self.handler = handler
+    self.admission = admission
     self.limits = limits
     self.commonHeaders = commonHeaders
     var storage = sockaddr_storage()
@@ -126,6 +133,12 @@ final class HTTPServer: @unchecked Sendable {
         exchange.tooLarge = true
         return queue(tooLargeResponse(), on: connection, exchange: exchange)
       }
+      let announced = value(connection, .HEADER_KIND, "Content-Length").map { $0 != "0" }
+      if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil),
+        let refusal = admission(request(connection, url: url, method: method, body: []))
+      {
+        return queue(refusal, on: connection, exchange: exchange)
+      }
       return .YES
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
@@ -145,12 +158,19 @@ final class HTTPServer: @unchecked Sendable {
       return .YES
     }
     if exchange.tooLarge { return queue(tooLargeResponse(), on: connection, exchange: exchange) }
-    let request = HTTPRequest(
-      method: String(cString: method), path: String(cString: url),
-      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
-      headers: values(connection, .HEADER_KIND, lowercased: true), body: exchange.body)
+    let request = request(connection, url: url, method: method, body: exchange.body)
     exchange.body = []
     return queue(handler(request), on: connection, exchange: exchange)
+  }
+
+  private func request(
+    _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+    body: [UInt8]
+  ) -> HTTPRequest {
+    HTTPRequest(
+      method: String(cString: method), path: String(cString: url),
+      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+      headers: values(connection, .HEADER_KIND, lowercased: true), body: body)
   }
 
   private func tooLargeResponse() -> HTTPResponse {

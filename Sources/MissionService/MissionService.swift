@@ -45,13 +45,14 @@ package final class MissionService: @unchecked Sendable {
     }
     let server = try HTTPServer(
       host: configuration.host, port: configuration.port, limits: configuration.limits,
-      commonHeaders: headers
-    ) { [weak self] request in
-      guard let self else {
-        return ServiceError.unavailable("the service is shutting down").response
-      }
-      return self.respond(to: request)
-    }
+      commonHeaders: headers,
+      admission: { [weak self] request in self?.refusalBeforeBody(request) },
+      handler: { [weak self] request in
+        guard let self else {
+          return ServiceError.unavailable("the service is shutting down").response
+        }
+        return self.respond(to: request)
+      })
     self.server = server
     let engine = self.engine
     let monitor = self.monitor
@@ -98,6 +99,20 @@ package final class MissionService: @unchecked Sendable {
     }
     monitor.noteRequest(status: response.status)
     return response
+  }
+
+  /// The 401 (or 503) for a request whose body is still to come, so that a client without
+  /// the token is refused before the server reads, and holds, up to 16 MiB of it.
+  private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
+    do {
+      if isStopping { throw ServiceError.unavailable("the service is shutting down") }
+      if request.path != "/healthz" { try authorize(request) }
+      return nil
+    } catch {
+      let response = Self.serviceError(error).response
+      monitor.noteRequest(status: response.status)
+      return response
+    }
   }
 
   private func route(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -76,6 +76,15 @@ struct ServiceSecurityTests {
         #expect(response.headers["www-authenticate"] == "Bearer", "\(method) \(path)")
       }
     }
+    // A body is refused from the headers: the 401 comes before a byte of it is sent, so a
+    // client without the token cannot make the server hold up to 16 MiB.
+    for framing in ["Content-Length: \(10 << 20)", "Transfer-Encoding: chunked"] {
+      let connection = try RawHTTP(port: server.port, timeout: 5)
+      connection.send(
+        "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n\(framing)\r\n\r\n")
+      let response = RawHTTP.parse(connection.readAvailable(waiting: 3))
+      #expect(response?.status == 401, "\(framing): no 401 from the headers")
+    }
     // Nothing the refused requests asked for happened.
     let detail = try ServiceCheck.get(server, "/v1/missions/sig-101", headers: good)
     #expect(detail.status == 200)
