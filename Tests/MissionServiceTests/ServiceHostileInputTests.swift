@@ -287,6 +287,24 @@ struct ServiceHostileInputTests {
     #expect(ServiceCheck.healthy(server))
   }
 
+  @Test func stopsCleanlyWithin2SecondsDespiteStalledClients() throws {
+    let sandbox = try ServiceSandbox()
+    let server = try sandbox.serve()
+    defer { server.stop() }
+    let half = try RawHTTP(port: server.port)
+    half.send("POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nid,")
+    let stream = try RawHTTP(port: server.port)
+    stream.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(!stream.readAvailable(waiting: 0.5).isEmpty)
+    var idle: [RawHTTP] = []
+    for _ in 0..<50 { idle.append(try RawHTTP(port: server.port)) }
+    #expect(ServiceCheck.healthy(server))
+    let stopped = server.stop()
+    #expect(stopped.status == 0)
+    #expect(stopped.seconds < 2, "stopped after \(stopped.seconds) s")
+    #expect(idle.count == 50)
+  }
+
   @Test func threeHundredConnectionsAtOnceAreServedOrRefusedCleanly() throws {
     let sandbox = try ServiceSandbox(demo: false)
     let server = try sandbox.serve(["--idle-timeout", "3"])
