@@ -20,6 +20,10 @@ package final class MissionService: @unchecked Sendable {
   private var tasks: [Task<Void, Never>] = []
   private let lock = NSLock()
   private var stopping = false
+  /// Held by the API's writes (imports, replace, remove, lifecycle actions), one at a time,
+  /// so that "is it tracked?" and the write that depends on the answer see one state: a
+  /// PUT racing a start could otherwise replace a mission the engine just began tracking.
+  let writes = NSLock()
 
   /// A service over `engine`, which must be opened over `database`.
   package init(

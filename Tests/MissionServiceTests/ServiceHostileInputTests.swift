@@ -1,5 +1,6 @@
 import Foundation
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 /// What a hostile or broken client sends, over raw loopback sockets: the server refuses it
@@ -284,6 +285,57 @@ struct ServiceHostileInputTests {
     #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
     // Percent-encoded ordinary characters are the same path.
     #expect(try ServiceCheck.get(server, "/v1/missions/sig%2D101").status == 200)
+    #expect(ServiceCheck.healthy(server))
+  }
+
+  @Test func racingWritesOnOneMissionNeverSurfaceInAnotherRequest() throws {
+    let sandbox = try ServiceSandbox(demo: false)
+    let server = try sandbox.serve()
+    defer { server.stop() }
+    let writes: [(String, String, String?)] = [
+      ("PUT", "/v1/missions/race", #"{"lat":1,"lon":2.1}"#),
+      ("POST", "/v1/missions/race/accept", nil), ("POST", "/v1/missions/race/start", nil),
+      ("POST", "/v1/missions/race/cancel", nil),
+    ]
+    let reads = ["/v1/missions/race", "/v1/missions/race/report.svg", "/v1/missions/race/track"]
+    let odd = Mutex<[String]>([])
+    let deadline = Date().addingTimeInterval(3)
+    let done = DispatchSemaphore(value: 0)
+    // Threads, not concurrentPerform: on a two-core machine that runs two at a time.
+    let workers = 16
+    for worker in 0..<workers {
+      Thread {
+        var step = worker
+        while Date() < deadline {
+          step += 7
+          let response: RawHTTP.Response?
+          let name: String
+          if step % 2 == 0 {
+            let (method, path, body) = writes[step / 2 % writes.count]
+            name = "\(method) \(path)"
+            response = try? RawHTTP.request(
+              port: server.port, method, path,
+              headers: body == nil ? [:] : ["Content-Type": "application/json"],
+              body: Array((body ?? "").utf8))
+            // A write is refused only for what it is: not tracked, not legal, not there.
+            if let status = response?.status, ![200, 201, 404, 409].contains(status) {
+              odd.withLock { $0.append("\(name) → \(status) \(response?.text ?? "")") }
+            }
+          } else {
+            name = "GET " + reads[step / 2 % reads.count]
+            response = try? ServiceCheck.get(server, reads[step / 2 % reads.count])
+            // A read never answers with another request's failure.
+            if let status = response?.status, status != 200 && status != 404 {
+              odd.withLock { $0.append("\(name) → \(status) \(response?.text ?? "")") }
+            }
+          }
+          if response == nil { odd.withLock { $0.append("\(name): no answer") } }
+        }
+        done.signal()
+      }.start()
+    }
+    for _ in 0..<workers { done.wait() }
+    #expect(odd.withLock { $0 } == [])
     #expect(ServiceCheck.healthy(server))
   }
 
