@@ -132,7 +132,10 @@ package final class MissionService: @unchecked Sendable {
           ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
         ])
     }
-    if path != "/healthz" { try authorize(request) }
+    if path != "/healthz" {
+      try refuseForeignPages(request)
+      try authorize(request)
+    }
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     switch (parts.count, parts.dropFirst().first ?? "") {
     case (2, ""):
@@ -177,6 +180,38 @@ package final class MissionService: @unchecked Sendable {
     default:
       throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
     }
+  }
+
+  /// Refuses what a web page elsewhere can make a browser send without asking: on a
+  /// loopback listener, a `Host` that is not loopback (DNS rebinding), and for a write, an
+  /// `Origin` that is neither this service nor `--cors-origin` (cross-site request forgery:
+  /// any page can POST a form to `/v1/missions/ID/cancel`).
+  private func refuseForeignPages(_ request: HTTPRequest) throws {
+    let host = request.header("host")
+    if configuration.listensOnLoopback, let host, !Self.isLoopbackHost(host) {
+      throw ServiceError.forbidden(
+        "Host '\(Self.oneLine(host, limit: 100))' is not this loopback service's address")
+    }
+    guard !request.isRead, request.method != "OPTIONS", let origin = request.header("origin")
+    else { return }
+    if origin == configuration.corsOrigin { return }
+    if let host, origin == "http://\(host)" { return }
+    throw ServiceError.forbidden(
+      "a \(request.method) from the page at '\(Self.oneLine(origin, limit: 100))' is refused")
+  }
+
+  /// Whether a `Host` header names a loopback address (`127.x.y.z`, `[::1]`, `localhost`),
+  /// with or without a port.
+  static func isLoopbackHost(_ host: String) -> Bool {
+    var name = Substring(host.lowercased())
+    if name.hasPrefix("[") {
+      name = name.dropFirst().prefix { $0 != "]" }
+    } else if let colon = name.lastIndex(of: ":") {
+      name = name[..<colon]
+    }
+    if name == "localhost" || name == "::1" { return true }
+    var address = in_addr()
+    return name.hasPrefix("127.") && inet_pton(AF_INET, String(name), &address) == 1
   }
 
   private func authorize(_ request: HTTPRequest) throws {

@@ -33,6 +33,9 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
   static func unauthorized(_ message: String) -> ServiceError {
     ServiceError(status: 401, message: message)
   }
+  static func forbidden(_ message: String) -> ServiceError {
+    ServiceError(status: 403, message: message)
+  }
   static func notFound(_ message: String) -> ServiceError {
     ServiceError(status: 404, message: message)
   }

@@ -511,7 +511,7 @@ struct ServiceEndpointTests {
 
     // The live events replay stored ones first.
     let stream = try RawHTTP(port: server.port, timeout: 5)
-    stream.send("GET /v1/events?mission_id=sig-101&after=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+    stream.send("GET /v1/events?mission_id=sig-101&after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     let sse = String(decoding: stream.readAvailable(waiting: 1.5), as: UTF8.self)
     #expect(sse.contains("text/event-stream"))
     #expect(sse.contains("event: state\n"))

@@ -8,7 +8,7 @@ import Testing
 /// changes anything, and keeps answering everybody else.
 @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
 struct ServiceHostileInputTests {
-  static let healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+  static let healthz = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
   @Test func garbageInsteadOfARequestLineNeverHangsTheServer() throws {
     let sandbox = try ServiceSandbox(demo: false)
@@ -21,7 +21,7 @@ struct ServiceHostileInputTests {
       [0xFF, 0xFE, 0x00, 0x20, 0x2F, 13, 10, 13, 10],
       Array("GET\r\n\r\n".utf8),
       Array("GET /healthz\r\n\r\n".utf8),
-      Array("GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n".utf8),
+      Array("GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n".utf8),
       Array("GET /healthz HTTP/1.1\r\nHost x no colon\r\n\r\n".utf8),
       Array(" / HTTP/1.1\r\n\r\n".utf8),
       Array(repeating: 0x41, count: 100_000),
@@ -48,7 +48,7 @@ struct ServiceHostileInputTests {
     defer { server.stop() }
     let connection = try RawHTTP(port: server.port)
     let head =
-      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 1 << 20)
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "a", count: 1 << 20)
     connection.send(head + "\r\n\r\n")
     let answer = connection.readToEnd()
     // libmicrohttpd refuses it itself (431, its own HTML body) or drops the connection.
@@ -57,7 +57,7 @@ struct ServiceHostileInputTests {
     }
     // Many headers, each small, add up the same way.
     let many = try RawHTTP(port: server.port)
-    var lines = "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+    var lines = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     for index in 0..<20_000 { lines += "X-H\(index): value\r\n" }
     many.send(lines + "\r\n")
     if let response = RawHTTP.parse(many.readToEnd()) {
@@ -71,10 +71,10 @@ struct ServiceHostileInputTests {
     let server = try sandbox.serve(["--idle-timeout", "2"])
     defer { server.stop() }
     let inHeaders = try RawHTTP(port: server.port, timeout: 10)
-    inHeaders.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Half: ")
+    inHeaders.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Half: ")
     let inBody = try RawHTTP(port: server.port, timeout: 10)
     inBody.send(
-      "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+      "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
         + "Content-Length: 100\r\n\r\nid,lat")
     let started = Date()
     // Meanwhile the server answers others at once.
@@ -105,7 +105,7 @@ struct ServiceHostileInputTests {
       let connection = try RawHTTP(port: server.port, timeout: 5)
       // Only the headers: the 413 must come without a byte of the body.
       connection.send(
-        "\(method) \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+        "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
           + "Content-Length: \(16 << 20 + 1)\r\n\r\n")
       let answer = connection.readAvailable(waiting: 3)
       guard let response = RawHTTP.parse(answer) else {
@@ -117,13 +117,13 @@ struct ServiceHostileInputTests {
     // Exactly 16 MiB announced is not refused from the headers: the server waits for it.
     let atLimit = try RawHTTP(port: server.port, timeout: 5)
     atLimit.send(
-      "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+      "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
         + "Content-Length: \(16 << 20)\r\n\r\n")
     #expect(atLimit.readAvailable(waiting: 1).isEmpty)
     // A Content-Length that is no number is libmicrohttpd's to refuse.
     let nonsense = try RawHTTP(port: server.port, timeout: 5)
     nonsense.send(
-      "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+      "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
         + "Content-Length: 99999999999999999999999999\r\n\r\n")
     if let response = RawHTTP.parse(nonsense.readAvailable(waiting: 3)) {
       #expect(response.status >= 400)
@@ -137,7 +137,7 @@ struct ServiceHostileInputTests {
     defer { server.stop() }
     let connection = try RawHTTP(port: server.port, timeout: 20)
     connection.send(
-      "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+      "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
         + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
     let header = "id,lat,lon\n"
     var chunk = Array(header.utf8)
@@ -344,9 +344,9 @@ struct ServiceHostileInputTests {
     let server = try sandbox.serve()
     defer { server.stop() }
     let half = try RawHTTP(port: server.port)
-    half.send("POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nid,")
+    half.send("POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nid,")
     let stream = try RawHTTP(port: server.port)
-    stream.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+    stream.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     #expect(!stream.readAvailable(waiting: 0.5).isEmpty)
     var idle: [RawHTTP] = []
     for _ in 0..<50 { idle.append(try RawHTTP(port: server.port)) }

@@ -81,7 +81,8 @@ struct ServiceSecurityTests {
     for framing in ["Content-Length: \(10 << 20)", "Transfer-Encoding: chunked"] {
       let connection = try RawHTTP(port: server.port, timeout: 5)
       connection.send(
-        "POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n\(framing)\r\n\r\n")
+        "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n\(framing)\r\n\r\n"
+      )
       let response = RawHTTP.parse(connection.readAvailable(waiting: 3))
       #expect(response?.status == 401, "\(framing): no 401 from the headers")
     }
@@ -159,6 +160,10 @@ struct ServiceSecurityTests {
     let get = try RawHTTP.request(port: cors.port, "GET", "/v1/status", headers: auth)
     #expect(get.status == 200)
     #expect(get.headers["access-control-allow-origin"] == allowed)
+    // The allowed origin may write, with the token.
+    let write = try RawHTTP.request(
+      port: cors.port, "POST", "/v1/missions/sig-101/accept", headers: auth)
+    #expect(write.status == 200, "\(write.text)")
     // A browser's preflight carries no Authorization: it must not need the token.
     let preflight = try RawHTTP.request(
       port: cors.port, "OPTIONS", "/v1/missions/sig-101/accept",
@@ -174,6 +179,50 @@ struct ServiceSecurityTests {
     // The preflight opened nothing else.
     ServiceCheck.error(
       try RawHTTP.request(port: cors.port, "GET", "/v1/status", headers: ["Origin": allowed]), 401)
+  }
+
+  @Test func pagesElsewhereCannotDriveTheLoopbackService() throws {
+    let sandbox = try ServiceSandbox()
+    let server = try sandbox.serve()
+    defer { server.stop() }
+    let port = server.port
+    // DNS rebinding: a page on another name that now resolves to 127.0.0.1.
+    for host in ["evil.example:\(port)", "127.evil.example", "127.0.0.1.evil.example:\(port)"] {
+      let response = try ServiceCheck.get(server, "/v1/status", headers: ["Host": host])
+      ServiceCheck.error(response, 403)
+    }
+    for host in [
+      "127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "127.0.0.2", "LOCALHOST",
+    ] {
+      #expect(try ServiceCheck.get(server, "/v1/status", headers: ["Host": host]).status == 200)
+    }
+    #expect(
+      try ServiceCheck.get(server, "/healthz", headers: ["Host": "evil.example"]).status == 200)
+    // Cross-site request forgery: a form on another site POSTs an action.
+    for origin in ["https://evil.example", "null", "http://127.0.0.1:\(port + 1)"] {
+      for (method, path) in [
+        ("POST", "/v1/missions/sig-101/accept"), ("DELETE", "/v1/missions/sig-102"),
+        ("PUT", "/v1/missions/sig-103"),
+      ] {
+        let response = try RawHTTP.request(
+          port: port, method, path,
+          headers: ["Origin": origin, "Content-Type": "application/json"],
+          body: Array(#"{"lat":1,"lon":2}"#.utf8))
+        ServiceCheck.error(response, 403)
+      }
+      // Reads stay readable; the browser's CORS rules decide what the page may see.
+      #expect(
+        try ServiceCheck.get(server, "/v1/missions/sig-101", headers: ["Origin": origin]).status
+          == 200)
+    }
+    let detail = try ServiceCheck.get(server, "/v1/missions/sig-101")
+    #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
+    #expect(try ServiceCheck.get(server, "/v1/missions/sig-102").status == 200)
+    // The service's own page may write.
+    let own = try RawHTTP.request(
+      port: port, "POST", "/v1/missions/sig-101/accept",
+      headers: ["Origin": "http://127.0.0.1:\(port)"])
+    #expect(own.status == 200, "\(own.text)")
   }
 
   @Test func everyResponseCarriesTheContentSecurityPolicy() throws {
@@ -201,14 +250,14 @@ struct ServiceSecurityTests {
         server, "POST", "/v1/missions", contentType: "text/csv", "id,lat,lon\ncsp-1,1,2\n"))
     record("409", try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/complete"))
     let big = try RawHTTP(port: server.port, timeout: 5)
-    big.send("POST /v1/missions HTTP/1.1\r\nHost: x\r\nContent-Length: \(32 << 20)\r\n\r\n")
+    big.send("POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(32 << 20)\r\n\r\n")
     if let response = RawHTTP.parse(big.readAvailable(waiting: 3)) {
       record("413", response)
     } else {
       Issue.record("no 413")
     }
     let stream = try RawHTTP(port: server.port, timeout: 5)
-    stream.send("GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
+    stream.send("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     if let response = RawHTTP.parse(stream.readAvailable(waiting: 1)) {
       record("SSE", response)
     } else {
