@@ -183,12 +183,15 @@ package final class MissionService: @unchecked Sendable {
   }
 
   /// Refuses what a web page elsewhere can make a browser send without asking: on a
-  /// loopback listener, a `Host` that is not loopback (DNS rebinding), and for a write, an
-  /// `Origin` that is neither this service nor `--cors-origin` (cross-site request forgery:
-  /// any page can POST a form to `/v1/missions/ID/cancel`).
+  /// loopback listener without a token, a `Host` that is not loopback (DNS rebinding; with
+  /// a token the page lacks it anyway, and a reverse proxy may pass its own name), and for
+  /// a write, an `Origin` that is neither this service nor `--cors-origin` (cross-site
+  /// request forgery: any page can POST a form to `/v1/missions/ID/cancel`).
   private func refuseForeignPages(_ request: HTTPRequest) throws {
     let host = request.header("host")
-    if configuration.listensOnLoopback, let host, !Self.isLoopbackHost(host) {
+    if configuration.listensOnLoopback, configuration.token == nil, let host,
+      !Self.isLoopbackHost(host)
+    {
       throw ServiceError.forbidden(
         "Host '\(Self.oneLine(host, limit: 100))' is not this loopback service's address")
     }

@@ -28,8 +28,9 @@ enum ServeCommand: Command {
       is read from its start each time a mission becomes active.
 
       What a web page elsewhere could make a browser send is refused (403): on a loopback
-      address, a request whose Host is not loopback (DNS rebinding); and a POST, PUT or
-      DELETE whose Origin is neither the service itself nor --cors-origin (request forgery).
+      address without --token-file, a request whose Host is not loopback (DNS rebinding);
+      and a POST, PUT or DELETE whose Origin is neither the service itself nor
+      --cors-origin (request forgery).
 
       Prints 'serving on http://HOST:PORT' on standard error when ready (with port 0, the
       port the system picked). SIGINT and SIGTERM stop it cleanly within 2 s: open event

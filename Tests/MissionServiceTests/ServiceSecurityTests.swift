@@ -218,6 +218,16 @@ struct ServiceSecurityTests {
     let detail = try ServiceCheck.get(server, "/v1/missions/sig-101")
     #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
     #expect(try ServiceCheck.get(server, "/v1/missions/sig-102").status == 200)
+    // With a token, a reverse proxy may pass its own name: the token is the guard.
+    let other = try ServiceSandbox(demo: false)
+    let tokenFile = other.path("token")
+    try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+    let proxied = try other.serve(["--token-file", tokenFile], tag: "proxied")
+    defer { proxied.stop() }
+    let viaProxy = try ServiceCheck.get(
+      proxied, "/v1/status",
+      headers: ["Host": "missions.example", "Authorization": "Bearer \(Self.token)"])
+    #expect(viaProxy.status == 200)
     // The service's own page may write.
     let own = try RawHTTP.request(
       port: port, "POST", "/v1/missions/sig-101/accept",
