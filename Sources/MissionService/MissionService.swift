@@ -105,12 +105,15 @@ package final class MissionService: @unchecked Sendable {
     return response
   }
 
-  /// The 401 (or 503) for a request whose body is still to come, so that a client without
-  /// the token is refused before the server reads, and holds, up to 16 MiB of it.
+  /// The 401 or 403 (or 503) for a request whose body is still to come, so that a client
+  /// without the token is refused before the server reads, and holds, up to 16 MiB of it.
   private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
     do {
       if isStopping { throw ServiceError.unavailable("the service is shutting down") }
-      if request.path != "/healthz" { try authorize(request) }
+      if request.path != "/healthz" {
+        try refuseForeignPages(request)
+        try authorize(request)
+      }
       return nil
     } catch {
       let response = Self.serviceError(error).response
