@@ -79,8 +79,7 @@ extension MissionDatabase {
       try log.run()
     }
     // Not added to `knownMissions`: the transaction may still roll back, and the recorder
-    // looks ids up on first use anyway. The change feed must look at the log next time.
-    observedDataVersion = nil
+    // looks ids up on first use anyway.
     return existed
   }
 

@@ -60,7 +60,6 @@ extension MissionDatabase {
         return connection.changes > 0
       }
       knownMissions.remove(id)
-      observedDataVersion = nil
       return removed
     }
   }

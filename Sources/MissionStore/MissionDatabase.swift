@@ -36,9 +36,7 @@ public final class MissionDatabase: @unchecked Sendable {
   var deferredError: (any Error)?
   /// Guarded by `lock`.
   var counters = IngestCounters()
-  /// Guarded by `lock`: `PRAGMA data_version` when the change feed was last read; nil
-  /// after this connection itself changed missions (`data_version` only counts other
-  /// connections' commits), so the next read of the feed looks at the log.
+  /// Guarded by `lock`: `PRAGMA data_version` when the change feed was last read.
   var observedDataVersion: Int64?
   /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
   /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.

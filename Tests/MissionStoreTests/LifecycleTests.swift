@@ -142,20 +142,20 @@ import Testing
     #expect(next.missions.map(\.id) == ["b"])
   }
 
-  @Test func theStoresOwnImportsAndRemovalsAreInItsFeed() throws {
+  /// `PRAGMA data_version` ignores a connection's own commits: an import or removal through
+  /// the tracker's own connection (what `serve` does) must still reach its feed.
+  @Test func theSameConnectionsImportsAndRemovalsAreInTheFeed() throws {
     let directory = try TemporaryDirectory()
-    let store = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
-    let all = try store.changes(after: nil)
-    // The same connection imports and removes: `data_version` does not change for its own
-    // commits, so the feed must not take the shortcut.
-    _ = try store.importMissions(
-      Array("id,lat,lon\nb,59.6,17.7\n".utf8), format: .csv, fileName: "b.csv")
-    let added = try store.changes(after: all.token)
-    #expect(added.missions.map(\.id) == ["b"])
-    #expect(try store.removeMission(id: "a"))
-    let removed = try store.changes(after: added.token)
+    let tracker = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
+    let all = try tracker.changes(after: nil)
+    try tracker.importMissions(
+      Array("id,lat,lon\nb,1,2\n".utf8), format: .csv, fileName: "body",
+      replacingExisting: false)
+    let imported = try tracker.changes(after: all.token)
+    #expect(imported.missions.map(\.id) == ["b"])
+    #expect(try tracker.removeMission(id: "a"))
+    let removed = try tracker.changes(after: imported.token)
     #expect(removed.removedIDs == ["a"])
-    #expect(try store.mission(id: "a") == nil)
-    #expect(try store.removeMission(id: "a") == false)
+    #expect(try tracker.changes(after: removed.token).missions.isEmpty)
   }
 }

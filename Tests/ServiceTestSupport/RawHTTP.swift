@@ -113,13 +113,19 @@ public final class RawHTTP: @unchecked Sendable {
     return result
   }
 
-  /// One request on a new connection, read to its end.
+  /// One request on a new connection, read to its end; `Host` is 127.0.0.1:`port` unless
+  /// `headers` give one.
   public static func request(
     port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
     body: [UInt8] = [], timeout: Double = 10
   ) throws -> Response {
     let connection = try RawHTTP(port: port, timeout: timeout)
-    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    var head = "\(method) \(path) HTTP/1.1\r\n"
+    // A Host among `headers` replaces the default one (a client on another name).
+    if !headers.keys.contains(where: { $0.lowercased() == "host" }) {
+      head += "Host: 127.0.0.1:\(port)\r\n"
+    }
+    head += "Connection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !body.isEmpty || ["POST", "PUT"].contains(method) {
       head += "Content-Length: \(body.count)\r\n"
