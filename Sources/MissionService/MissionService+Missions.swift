@@ -117,10 +117,14 @@ extension MissionService {
       }
     }
     object["id"] = normalized
-    let bytes = try JSONSerialization.data(withJSONObject: [object])
     let existed = try writes.withLock {
       try refuseWhileTracked(normalized, verb: "replace")
-      let existed = try database.mission(id: normalized) != nil
+      let stored = try database.mission(id: normalized)
+      // A replacement keeps the mission's state unless the body names one: a PUT that only
+      // edits a title must not reopen a completed mission.
+      if let stored, object["state"] == nil { object["state"] = stored.state.rawValue }
+      let bytes = try JSONSerialization.data(withJSONObject: [object])
+      let existed = stored != nil
       try database.importMissions(
         Array(bytes), format: .json, fileName: "body", replacingExisting: true)
       try syncEngine()

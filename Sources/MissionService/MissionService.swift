@@ -263,6 +263,10 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
+      case .invalidMissionFile(_, _, _, _, let reason) where reason.contains("missions_one_tracked"):
+        // The schema's one-tracked-mission index: an import that would make a second
+        // mission active.
+        return .conflict(oneLine("another mission is already active or arrived (\(error))"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
       case .duplicateMission, .trackingLeaseHeld: return .conflict(oneLine("\(error)"))

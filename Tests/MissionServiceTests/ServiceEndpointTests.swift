@@ -348,6 +348,17 @@ struct ServiceEndpointTests {
     #expect(
       ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions?lat=59.5&lon=17.5&radius_m=1"))
         == [])
+    // A replacement without a state keeps the stored one; with one, it takes it.
+    #expect(
+      try RawHTTP.request(port: server.port, "POST", "/v1/missions/put-1/accept").status == 200)
+    let edited = try ServiceCheck.send(
+      server, "PUT", "/v1/missions/put-1", contentType: "application/json",
+      #"{"lat":59.51,"lon":17.51,"title":"Put edited"}"#)
+    #expect((edited.json?["mission"] as? [String: Any])?["state"] as? String == "accepted")
+    let reset = try ServiceCheck.send(
+      server, "PUT", "/v1/missions/put-1", contentType: "application/json",
+      #"{"lat":59.51,"lon":17.51,"title":"Put edited","state":"open"}"#)
+    #expect((reset.json?["mission"] as? [String: Any])?["state"] as? String == "open")
     let mismatch = try ServiceCheck.send(
       server, "PUT", "/v1/missions/put-1", contentType: "application/json",
       #"{"id":"put-2","lat":59.5,"lon":17.5}"#)
@@ -366,7 +377,7 @@ struct ServiceEndpointTests {
         server, "PUT", "/v1/missions/put-1", contentType: "text/csv", "id,lat,lon\n"), 415)
     #expect(
       ((try ServiceCheck.get(server, "/v1/missions/put-1")).json?["mission"] as? [String: Any])?[
-        "title"] as? String == "Put moved")
+        "title"] as? String == "Put edited")
 
     // HEAD is a GET without a body: it neither deletes nor imports.
     let head = try ServiceCheck.get(server, "/v1/missions/put-1", method: "HEAD")
