@@ -203,7 +203,7 @@ import Testing
         "EXPLAIN QUERY PLAN SELECT id, lat, lon, state FROM missions")
       var details: [String] = []
       while try plan.step() { details.append(plan.string(at: 3) ?? "") }
-      #expect(details.contains { $0.contains("COVERING INDEX missions_by_state") }, "\(details)")
+      #expect(details.contains { $0.contains("COVERING INDEX missions_by_cell") }, "\(details)")
     }
   }
 }
