@@ -48,29 +48,56 @@ extension MissionDatabase {
     let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     return try withConnection { connection in
       let replaced = try connection.transaction {
-        var replaced = 0
-        for record in records {
-          do {
-            if try insertMissionLocked(
-              record.mission, properties: record.properties, replace: replacingExisting,
-              updated: microseconds(time), connection)
-            {
-              replaced += 1
-            }
-          } catch StoreError.duplicateMission(let id) {
-            throw StoreError.invalidMissionFile(
-              file: fileName, line: record.line, field: "id", value: id,
-              reason: "a mission with this id is already stored")
-          } catch StoreError.sqlite(let code, let message, _) where code & 0xFF == 19 {
-            // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
-            throw StoreError.invalidMissionFile(
-              file: fileName, line: record.line, field: nil, value: nil, reason: message)
-          }
+        try withBulkLoadLocked(adding: records.count, connection) {
+          try storeLocked(records, replace: replacingExisting, at: time, fileName, connection)
         }
-        return replaced
       }
       return ImportSummary(
         format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
     }
+  }
+
+  /// Stores validated records inside the caller's transaction; a refused record fails with
+  /// its line. Returns how many replaced a stored mission.
+  private func storeLocked(
+    _ records: [MissionRecord], replace: Bool, at time: Date, _ fileName: String,
+    _ connection: SQLiteConnection
+  ) throws -> Int {
+    let writer = try MissionWriter(connection)
+    let updated = microseconds(time)
+    func refused(_ record: MissionRecord, _ error: any Error) -> any Error {
+      switch error {
+      case StoreError.duplicateMission(let id):
+        StoreError.invalidMissionFile(
+          file: fileName, line: record.line, field: "id", value: id,
+          reason: "a mission with this id is already stored")
+      case StoreError.sqlite(let code, let message, _) where code & 0xFF == 19:
+        // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
+        StoreError.invalidMissionFile(
+          file: fileName, line: record.line, field: nil, value: nil, reason: message)
+      default: error
+      }
+    }
+    if !replace {
+      try writer.insertNew(
+        records.map { ($0.mission, $0.properties) }, updated: updated, connection
+      ) { index, error in throw refused(records[index], error) }
+      return 0
+    }
+    var replaced = 0
+    for record in records {
+      do {
+        // Record ids are already in NFC (`MissionRecord.validate`).
+        if try writer.write(
+          record.mission, properties: record.properties, replace: replace,
+          updated: updated)
+        {
+          replaced += 1
+        }
+      } catch {
+        throw refused(record, error)
+      }
+    }
+    return replaced
   }
 }

@@ -24,6 +24,7 @@ enum MissionFileReader {
         : try geoJSON(root, file: file, source: bytes)
     }
     var firstLine: [String: Int] = [:]
+    firstLine.reserveCapacity(records.count)
     for record in records {
       if let first = firstLine[record.mission.id] {
         throw .invalidMissionFile(
@@ -68,6 +69,7 @@ enum MissionFileReader {
         file: file, line: header.line, field: required, value: nil,
         reason: "the header must name id, lat and lon")
     }
+    let known = names.map { MissionRecord.knownFields.contains($0) }
     var records: [MissionRecord] = []
     records.reserveCapacity(rows.count - 1)
     for row in rows.dropFirst() {
@@ -78,9 +80,10 @@ enum MissionFileReader {
       }
       var fields: [MissionRecord.Field] = []
       fields.reserveCapacity(names.count)
-      for (name, text) in zip(names, row.fields) {
+      for ((name, text), isKnown) in zip(zip(names, row.fields), known) {
+        // Only an unknown field is kept verbatim (as JSON text); a known one never is.
         var json = ""
-        JSONObjectWriter.appendQuoted(text, to: &json)
+        if !isKnown { JSONObjectWriter.appendQuoted(text, to: &json) }
         fields.append(.init(name: name, value: .text(text), line: row.line, json: json))
       }
       records.append(
