@@ -110,32 +110,42 @@ extension MissionDatabase {
       }
       ranges = MissionCell.keyRanges(south: south, north: north, longitudes: longitudes)
     }
-    let select = try connection.cached(
-      """
-      SELECT lat, lon, id FROM missions
-      WHERE state = ? AND \(MissionCell.sqlExpression) BETWEEN ? AND ?
-      """)
+    let select =
+      if let state {
+        try {
+          let s = try connection.cached(
+            """
+            SELECT lat, lon, id FROM missions
+            WHERE \(MissionCell.sqlExpression) BETWEEN ?1 AND ?2 AND state = ?3
+            """)
+          try s.bind(state.rawValue, at: 3)
+          return s
+        }()
+      } else {
+        try connection.cached(
+          """
+          SELECT lat, lon, id FROM missions
+          WHERE \(MissionCell.sqlExpression) BETWEEN ?1 AND ?2
+          """)
+      }
     defer { select.reset() }
     var found: [ProximityMatch] = []
-    for wanted in state.map({ [$0] }) ?? MissionState.allCases {
-      for range in ranges {
-        select.rewind()
-        try select.bind(wanted.rawValue, at: 1)
-        try select.bind(range.lowerBound, at: 2)
-        try select.bind(range.upperBound, at: 3)
-        while try select.step() {
-          let lat = select.double(at: 0)
-          let lon = select.double(at: 1)
-          guard abs(lat - center.latitude) <= latReach else { continue }
-          if lonReach < .infinity {
-            guard abs(longitudeDifference(from: center.longitude, to: lon)) <= lonReach else {
-              continue
-            }
+    for range in ranges {
+      select.rewind()
+      try select.bind(range.lowerBound, at: 1)
+      try select.bind(range.upperBound, at: 2)
+      while try select.step() {
+        let lat = select.double(at: 0)
+        let lon = select.double(at: 1)
+        guard abs(lat - center.latitude) <= latReach else { continue }
+        if lonReach < .infinity {
+          guard abs(longitudeDifference(from: center.longitude, to: lon)) <= lonReach else {
+            continue
           }
-          let distance = center.distance(to: Coordinate(uncheckedLatitude: lat, longitude: lon))
-          guard distance <= radiusMeters else { continue }
-          found.append(ProximityMatch(id: select.string(at: 2) ?? "", distanceMeters: distance))
         }
+        let distance = center.distance(to: Coordinate(uncheckedLatitude: lat, longitude: lon))
+        guard distance <= radiusMeters else { continue }
+        found.append(ProximityMatch(id: select.string(at: 2) ?? "", distanceMeters: distance))
       }
     }
     found.sort {
