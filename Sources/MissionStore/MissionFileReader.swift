@@ -43,7 +43,22 @@ enum MissionFileReader {
     return first == UInt8(ascii: "{") ? .geojson : .json
   }
 
-  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+  /// A CSV split into records and checked up to its header, with its data rows in chunks
+  /// that validate independently (`csvChunk`), in file order.
+  struct CSVPlan: Sendable {
+    let rows: [CSVReader.Record]
+    let names: [String]
+    let known: [Bool]
+    let file: String
+    /// Number of chunks (1 for a small file).
+    let chunks: Int
+    /// Number of data rows.
+    var recordCount: Int { rows.count - 1 }
+  }
+
+  /// Reads a CSV's records and header.
+  /// - Throws: `StoreError.invalidMissionFile` for a malformed file or header.
+  static func csvPlan(_ bytes: [UInt8], file: String) throws(StoreError) -> CSVPlan {
     let rows: [CSVReader.Record]
     do {
       rows = try CSVReader.records(bytes)
@@ -70,20 +85,30 @@ enum MissionFileReader {
         file: file, line: header.line, field: required, value: nil,
         reason: "the header must name id, lat and lon")
     }
-    let known = names.map { MissionRecord.knownFields.contains($0) }
+    let body = rows.count - 1
+    return CSVPlan(
+      rows: rows, names: names, known: names.map { MissionRecord.knownFields.contains($0) },
+      file: file, chunks: body < 2 * csvChunkRows ? 1 : min(64, body / csvChunkRows))
+  }
+
+  /// The validated records of chunk `chunk` of `plan`.
+  /// - Throws: `StoreError.invalidMissionFile` for the chunk's first bad record.
+  static func csvChunk(_ plan: CSVPlan, _ chunk: Int) throws(StoreError) -> [MissionRecord] {
+    let body = plan.recordCount
+    return try csvRecords(
+      plan.rows, from: 1 + body * chunk / plan.chunks, to: 1 + body * (chunk + 1) / plan.chunks,
+      names: plan.names, known: plan.known, file: plan.file)
+  }
+
+  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+    let plan = try csvPlan(bytes, file: file)
     // Records are validated independently, so a large file is validated in chunks on every
     // core; the first error in file order is the one reported, as in one pass.
-    let body = rows.count - 1
-    let chunks = body < 2 * csvChunkRows ? 1 : min(64, body / csvChunkRows)
-    let parts = ParallelChunks.map(count: chunks) { chunk in
-      Result { () throws(StoreError) -> [MissionRecord] in
-        try csvRecords(
-          rows, from: 1 + body * chunk / chunks, to: 1 + body * (chunk + 1) / chunks,
-          names: names, known: known, file: file)
-      }
+    let parts = ParallelChunks.map(count: plan.chunks) { chunk in
+      Result { () throws(StoreError) -> [MissionRecord] in try csvChunk(plan, chunk) }
     }
     var records: [MissionRecord] = []
-    records.reserveCapacity(body)
+    records.reserveCapacity(plan.recordCount)
     for part in parts { records.append(contentsOf: try part.get()) }
     return records
   }

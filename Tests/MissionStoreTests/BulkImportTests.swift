@@ -125,4 +125,52 @@ import Testing
       try database.nearbyMissions(within: 0, of: try Coordinate(latitude: 45, longitude: 45))
         .map(\.id) == ["b3"])
   }
+  /// Rows enough for the pipelined import (validation chunks stored while later ones are
+  /// checked).
+  static let pipelined = 2 * MissionFileReader.csvChunkRows + 500
+
+  @Test func aPipelinedImportStoresEveryRowInFileOrder() throws {
+    let database = try MissionDatabase(path: ":memory:")
+    let bytes = Self.csv(count: Self.pipelined)
+    #expect(try MissionFileReader.csvPlan(bytes, file: "big.csv").chunks > 1)
+    let summary = try database.importMissions(bytes, format: .csv, fileName: "big.csv")
+    #expect(summary.missionIDs == (0..<Self.pipelined).map { "b\($0)" })
+    #expect(try database.missionCount() == Self.pipelined)
+    #expect(try database.changes(after: 0).missions.count == Self.pipelined)
+    #expect(try database.integrityCheck() == ["ok"])
+  }
+
+  /// Whatever the order the chunks finish in, the error is the one a validate-first pass
+  /// gives: a bad value beats a duplicate in the file, which beats a refusal by the store.
+  @Test func aPipelinedImportReportsTheErrorsInTheirOrderOfPrecedence() throws {
+    let database = try MissionDatabase(path: ":memory:")
+    try database.insert([
+      Mission(id: "b10", coordinate: try Coordinate(latitude: 1, longitude: 2))
+    ])
+    let last = Self.pipelined - 1
+    func failure(_ row: @escaping (Int) -> String?) throws -> (Int, String?, String) {
+      do {
+        try database.importMissions(
+          Self.csv(count: Self.pipelined, row: row), format: .csv, fileName: "big.csv")
+      } catch StoreError.invalidMissionFile(_, let line, let field, _, let reason) {
+        return (line, field, reason)
+      }
+      Issue.record("the import should fail")
+      return (0, nil, "")
+    }
+    // A stored id (row 10) and a bad latitude at the very end: the latitude.
+    let badValue = try failure { $0 == last ? "x,91,0,open,t" : nil }
+    #expect(badValue.0 == last + 2)
+    #expect(badValue.1 == "lat")
+    // A stored id (row 10) and a duplicate of row 5 at the end: the duplicate.
+    let duplicate = try failure { $0 == last ? "b5,1,1,open,t" : nil }
+    #expect(duplicate.0 == last + 2)
+    #expect(duplicate.2.contains("first on line 7"))
+    // Only the stored id: the store's refusal, with its line.
+    let stored = try failure { _ in nil }
+    #expect(stored.0 == 12)
+    #expect(stored.2.contains("already stored"))
+    #expect(try database.missionCount() == 1)
+    #expect(try database.integrityCheck() == ["ok"])
+  }
 }
