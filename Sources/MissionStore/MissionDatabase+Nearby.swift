@@ -39,25 +39,27 @@ extension MissionDatabase {
       try connection.transactionForReading {
         guard let limit else {
           return try matchesLocked(
-            within: radiusMeters ?? .infinity, of: center, state: state, connection)
+            within: radiusMeters ?? .infinity, of: center, state: state, keeping: nil, connection
+          ).sorted()
         }
         guard limit > 0 else { return [] }
         let bound = radiusMeters ?? .infinity
         var searched = min(bound, Self.firstNearestRadiusMeters)
         while true {
-          let found = try matchesLocked(within: searched, of: center, state: state, connection)
-          // Every mission within `searched` is in `found`, every other one is farther: once
-          // `limit` are found, the first `limit` of them are the nearest overall.
-          if found.count >= limit || searched >= bound
+          let found = try matchesLocked(
+            within: searched, of: center, state: state, keeping: limit, connection)
+          // Every mission within `searched` was offered, every other one is farther: once
+          // `limit` were offered, the `limit` best of them are the nearest overall.
+          if found.offered >= limit || searched >= bound
             || searched >= Earth.halfCircumferenceMeters
           {
-            return Array(found.prefix(limit))
+            return found.sorted()
           }
           // Grow towards the radius that would hold `limit` at the density seen so far.
           var next = searched * 4
-          if found.count > 0 {
+          if found.offered > 0 {
             next = max(
-              searched * 2, searched * (Double(limit) / Double(found.count)).squareRoot() * 1.5)
+              searched * 2, searched * (Double(limit) / Double(found.offered)).squareRoot() * 1.5)
           }
           searched = min(bound, next)
         }
@@ -68,16 +70,17 @@ extension MissionDatabase {
   /// The first circle of a k-nearest search, in metres: a few cells, cheap even in a city.
   static let firstNearestRadiusMeters = 1000.0
 
-  /// Every mission within `radiusMeters` (inclusive; infinity for all) of `center` in
-  /// `state` (all states when nil), nearest first, ties by id.
+  /// The missions within `radiusMeters` (inclusive; infinity for all) of `center` in
+  /// `state` (all states when nil), all offered to a `BestMatches` that keeps the best
+  /// `keeping` (all when nil).
   ///
   /// The bounding box, its slack and the pre-filters are those of
   /// `SpatialGrid.missions(within:of:where:)`, which never drop a true match; the haversine
   /// distance alone decides.
   private func matchesLocked(
-    within radiusMeters: Double, of center: Coordinate, state: MissionState?,
+    within radiusMeters: Double, of center: Coordinate, state: MissionState?, keeping: Int?,
     _ connection: SQLiteConnection
-  ) throws -> [ProximityMatch] {
+  ) throws -> BestMatches {
     let slackDegrees = 1e-9
     var latReach = Double.infinity
     var lonReach = Double.infinity
@@ -129,7 +132,7 @@ extension MissionDatabase {
           """)
       }
     defer { select.reset() }
-    var found: [ProximityMatch] = []
+    var found = BestMatches(capacity: keeping)
     for range in ranges {
       select.rewind()
       try select.bind(range.lowerBound, at: 1)
@@ -145,12 +148,14 @@ extension MissionDatabase {
         }
         let distance = center.distance(to: Coordinate(uncheckedLatitude: lat, longitude: lon))
         guard distance <= radiusMeters else { continue }
-        found.append(ProximityMatch(id: select.string(at: 2) ?? "", distanceMeters: distance))
+        // The id is read only for a match that could be kept (a k-nearest search over a
+        // large circle sees many that cannot).
+        if found.mightKeep(distance: distance) {
+          found.offer(ProximityMatch(id: select.string(at: 2) ?? "", distanceMeters: distance))
+        } else {
+          found.count()
+        }
       }
-    }
-    found.sort {
-      $0.distanceMeters < $1.distanceMeters
-        || ($0.distanceMeters == $1.distanceMeters && $0.id < $1.id)
     }
     return found
   }
