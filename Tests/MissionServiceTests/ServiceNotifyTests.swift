@@ -93,6 +93,11 @@ struct ServiceNotifyTests {
     #expect(during.isEmpty, "WATCHDOG=1 sent while the database was locked")
     #expect(all.contains { $0.text == "WATCHDOG=1" && $0.time > releasedAt })
     #expect(server.stop().status == 0)
+    // The datagram is read on the socket's own thread: give it a moment.
+    let deadline = Date().addingTimeInterval(2)
+    while !notify.received.contains(where: { $0.text.hasPrefix("STOPPING=1") }), Date() < deadline {
+      usleep(20_000)
+    }
     #expect(notify.received.contains { $0.text.hasPrefix("STOPPING=1") })
   }
 }
