@@ -144,7 +144,7 @@ struct ServiceOperationsTests {
     var size: Int32 = 4096
     setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     stalled.send("GET /v1/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-    let reader = try SSEClient(port: server.port)
+    let reader = try SSEClient(port: server.port, path: "/v1/events?after=0")
     #expect(try post(server, "/v1/missions/long/accept").status == 200)
     #expect(try post(server, "/v1/missions/long/start").status == 200)
     #expect(ended(reader, mission: "long", timeout: 120))
