@@ -37,6 +37,7 @@ extension MapPage {
       var LIST_LIMIT = 200;
       var SHOWN_MISSIONS = 100;
       var SHOWN_EVENTS = 30;
+      var SEEN_LINES = 5000;
       var REQUERY_AFTER_M = 200;
       var STATUS_EVERY_MS = 2000;
       var GAP_SECONDS = 120;
@@ -68,8 +69,9 @@ extension MapPage {
         listMode: 'none',     // 'worker', 'mission' or 'all'
         queryCenter: null,
         events: [],           // newest first: {type, json, seq, count, text}
-        seen: {},             // event lines already listed
-        loading: true,
+        seen: new Set(),      // the last SEEN_LINES event lines listed, against duplicates
+        seenOrder: [],
+        loads: 0,             // focus loads in flight: live events wait in `queue` meanwhile
         queue: [],
         querying: false,
         requery: false
@@ -320,9 +322,25 @@ extension MapPage {
           var changed = active !== state.activeId;
           state.activeId = active;
           renderStatus();
-          if (changed && active !== null) return loadFocus(active).then(loadMissions);
+          if (changed && active !== null) return holdingEvents(loadFocus(active)).then(loadMissions);
           if (changed) { renderStatus(); return loadMissions(); }
         }).catch(function (error) { note(String(error.message || error)); });
+      }
+
+      // Live events wait while the focus mission loads, so that a fix arriving after its track's
+      // GeoJSON was written is added to the loaded track rather than lost (fixes the track already
+      // has are recognised by their time, other events by their line).
+      function holdingEvents(promise) {
+        state.loads += 1;
+        return promise.catch(function (error) { note(String(error.message || error)); }).then(function () {
+          state.loads -= 1;
+          if (state.loads > 0) return;
+          var queued = state.queue;
+          state.queue = [];
+          queued.forEach(handle);
+          renderAll();
+          renderEvents();
+        });
       }
 
       // The focus mission: its record, fence state, track and the fence events of its tracking.
@@ -406,7 +424,7 @@ extension MapPage {
       function connect() {
         var url = '/v1/events';
         var receive = function (message) {
-          if (state.loading) state.queue.push(message);
+          if (state.loads > 0) state.queue.push(message);
           else handle(message);
         };
         var connection = function (open, closed) {
@@ -480,8 +498,10 @@ extension MapPage {
       // Adds an event to the list (newest first); a run of fixes is one row that counts them.
       // Returns false when the same line was listed already (from the history or a replay).
       function listEvent(event, line, seq) {
-        if (state.seen[line]) return false;
-        state.seen[line] = true;
+        if (state.seen.has(line)) return false;
+        state.seen.add(line);
+        state.seenOrder.push(line);
+        if (state.seenOrder.length > SEEN_LINES) state.seen.delete(state.seenOrder.shift());
         var head = state.events[0];
         if (event.type === 'fix' && head && head.type === 'fix' && head.event.mission_id === event.mission_id) {
           head.event = event;
@@ -499,7 +519,7 @@ extension MapPage {
 
       var renderPending = false;
       function scheduleRender() {
-        if (renderPending || state.loading) return;
+        if (renderPending || state.loads > 0) return;
         renderPending = true;
         setTimeout(function () { renderPending = false; renderAll(); }, 30);
       }
@@ -655,7 +675,7 @@ extension MapPage {
 
       function renderMap() {
         // One viewBox unit per CSS pixel, so the scale bar's pixels are the screen's.
-        var box0 = svg.parentNode.getBoundingClientRect();
+        var box0 = svg.getBoundingClientRect();
         var width = Math.max(Math.round(box0.width), 200);
         var height = Math.max(Math.round(box0.height), 200);
         svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
@@ -829,7 +849,6 @@ extension MapPage {
           shape('rect', { x: n(wp.x - 6), y: n(wp.y - 6), width: 12, height: 12, fill: COLOR.end, stroke: '#ffffff', 'stroke-width': 1.5 }, wg);
         }
 
-        shape('rect', { 'class': 'frame', x: 0.5, y: 0.5, width: width - 1, height: height - 1, fill: 'none', stroke: COLOR.frame, 'stroke-width': 1 }, svg);
         drawScaleBar(bar, height);
         drawNorthArrow(width);
       }
@@ -945,17 +964,9 @@ extension MapPage {
       renderLegend();
       renderEvents();
       connect();
-      refreshStatus().then(function () {
+      holdingEvents(refreshStatus().then(function () {
         if (state.activeId === null) return loadMissions();
-      }).then(function () {
-        state.loading = false;
-        var queued = state.queue;
-        state.queue = [];
-        queued.forEach(handle);
-        renderAll();
-        renderEvents();
-        document.body.dataset.ready = 'true';
-      });
+      })).then(function () { document.body.dataset.ready = 'true'; });
       setInterval(function () { refreshStatus(); }, STATUS_EVERY_MS);
       setInterval(renderStatus, 1000);
       if (typeof ResizeObserver === 'function') new ResizeObserver(scheduleRender).observe(svg.parentNode);

@@ -28,7 +28,7 @@ extension MapPage {
     }
     #map-wrap {
       flex: 1; position: relative; min-width: 0; min-height: 360px;
-      background: #ffffff; box-shadow: 0 1px 4px rgba(0, 0, 0, .25);
+      background: #f5f4ef; border: 1px solid #8a8a80; box-shadow: 0 1px 4px rgba(0, 0, 0, .25);
     }
     #map { position: absolute; left: 0; top: 0; width: 100%; height: 100%; display: block; overflow: hidden; }
     .map-note {
