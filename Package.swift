@@ -16,17 +16,26 @@ let package = Package(
       name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .target(name: "MissionProximity"),
     .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
     .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
     .target(name: "LiveSources", dependencies: ["MissionTracking", "TraceFormats", "CGPS"]),
     .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
     .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),
+    // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
+    .target(
+      name: "MissionService",
+      dependencies: [
+        "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionReporting",
+        "CMicroHTTPD",
+      ]),
     .target(
       name: "MissionTrackCLI",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "LiveSources", "MissionStore",
-        "MissionReporting",
+        "MissionReporting", "MissionService",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
     // Benchmarks: not part of the shipped `missiontrack`; run with
@@ -41,7 +50,9 @@ let package = Package(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
     .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
     .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
-    .testTarget(name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore"]),
+    .testTarget(
+      name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore", "ServiceTestSupport"]
+    ),
     .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
     // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).
     .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
@@ -51,5 +62,9 @@ let package = Package(
       name: "MissionTrackCLITests",
       dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport"]),
     .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
+    // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
+    .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
+    .testTarget(
+      name: "MissionServiceTests", dependencies: ["MissionService", "ServiceTestSupport"]),
   ]
 )

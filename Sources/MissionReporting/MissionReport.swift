@@ -8,8 +8,9 @@ public struct MissionReport: Sendable {
   public var mission: Mission
   /// The delivered fixes (after cleaning and the distance filter), in time order.
   public var track: [Fix]
-  /// The mission's events (fence transitions, lifecycle, source news); events of other
-  /// missions are ignored.
+  /// The mission's events (its own fence's transitions, lifecycle, source news); events of
+  /// other missions, and fence events of other missions' fences passed on the way, are
+  /// ignored (the map draws this mission's fence only).
   public var events: [TrackingEvent]
   /// The geofence exit margin in metres: the worker has left only beyond radius + margin.
   public var exitMarginMeters: Double
@@ -19,7 +20,8 @@ public struct MissionReport: Sendable {
   /// - Parameters:
   ///   - mission: The mission.
   ///   - track: Delivered fixes; sorted by time here (stable, so equal times keep order).
-  ///   - events: Tracking events; only those whose `missionID` is the mission's are kept.
+  ///   - events: Tracking events; only those whose `missionID` is the mission's and whose
+  ///     fence (if any) is the mission's own are kept.
   ///   - exitMarginMeters: The exit margin; `nil` means the default of DESIGN.md §2,
   ///     max(20 m, 20 % of the radius).
   public init(
@@ -28,7 +30,10 @@ public struct MissionReport: Sendable {
   ) {
     self.mission = mission
     self.track = track.sorted { $0.time < $1.time }
-    self.events = events.filter { $0.missionID == mission.id }.sorted { $0.time < $1.time }
+    self.events = events.filter {
+      $0.missionID == mission.id && ($0.fenceID ?? mission.id) == mission.id
+    }
+    .sorted { $0.time < $1.time }
     let margin =
       exitMarginMeters
       ?? MissionReport.defaultExitMargin(

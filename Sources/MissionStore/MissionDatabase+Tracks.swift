@@ -35,12 +35,12 @@ extension MissionDatabase {
   }
 
   /// The stored events of mission `id` (or of every mission when nil) with a sequence number
-  /// above `afterSequence`, oldest first (pending events commit first).
+  /// above `afterSequence`, oldest first, at most `limit` (pending events commit first).
   ///
   /// Pass the last sequence seen to tail the log.
   /// - Complexity: O(n) in the events returned (index range scan).
-  public func events(ofMission id: String? = nil, afterSequence: Int64 = 0) throws
-    -> [StoredEvent]
+  public func events(ofMission id: String? = nil, afterSequence: Int64 = 0, limit: Int? = nil)
+    throws -> [StoredEvent]
   {
     let id = id.map(MissionID.normalized)
     return try withConnection { connection in
@@ -52,16 +52,19 @@ extension MissionDatabase {
             let s = try connection.cached(
               """
               SELECT \(Self.eventColumns) WHERE e.mission_id = ? AND e.seq > ? ORDER BY e.seq
+              LIMIT ?
               """)
             try s.bind(id, at: 1)
             try s.bind(afterSequence, at: 2)
+            try s.bind(Int64(limit ?? -1), at: 3)
             return s
           }()
         } else {
           try {
             let s = try connection.cached(
-              "SELECT \(Self.eventColumns) WHERE e.seq > ? ORDER BY e.seq")
+              "SELECT \(Self.eventColumns) WHERE e.seq > ? ORDER BY e.seq LIMIT ?")
             try s.bind(afterSequence, at: 1)
+            try s.bind(Int64(limit ?? -1), at: 2)
             return s
           }()
         }

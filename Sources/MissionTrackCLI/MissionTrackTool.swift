@@ -9,6 +9,7 @@ public enum MissionTrackTool {
     NearbyCommand.self,
     ReplayCommand.self,
     TrackCommand.self,
+    ServeCommand.self,
     DecodeCommand.self,
     ExportCommand.self,
     ReportCommand.self,

@@ -42,7 +42,7 @@ enum MissionsListCommand: Command {
     let database = try db.open(readOnly: true)
     let missions = try CLIError.runtime { try database.missions(inState: state) }
     if json {
-      for mission in missions { console.out(mission.cliJSONLine) }
+      for mission in missions { console.out(mission.jsonObject) }
     } else if !missions.isEmpty {
       var table = TextTable(
         header: ["ID", "STATE", "TITLE", "REWARD", "RADIUS", "LAT", "LON"],

@@ -54,7 +54,7 @@ enum MissionsShowCommand: Command {
       )
     }
     if json {
-      var out = String(mission.cliJSONLine.dropLast())
+      var out = String(mission.jsonObject.dropLast())
       var extra = JSONObjectWriter()
       extra.add("track_fixes", fixCount)
       extra.add("inside", fence.isInside)

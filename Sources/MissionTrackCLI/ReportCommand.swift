@@ -57,16 +57,7 @@ enum ReportCommand: Command {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
-      // The map draws this mission's fence only, so fence events of other missions'
-      // fences passed on the way (the tracker watches every fence) are left out.
-      let events = try database.events(ofMission: id).map(\.event).filter { event in
-        switch event.kind {
-        case .enter(let fence, _, _), .dwell(let fence, _), .exit(let fence, _),
-          .crossed(let fence, _):
-          fence == id
-        default: true
-        }
-      }
+      let events = try database.events(ofMission: id).map(\.event)
       return MissionReport(
         mission: mission, track: try database.track(ofMission: id), events: events)
     }

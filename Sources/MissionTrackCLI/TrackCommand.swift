@@ -30,15 +30,7 @@ enum TrackCommand: Command {
       reconnecting, connected, gap) and keeps retrying with capped exponential backoff.
 
     OPTIONS
-      --gpsd HOST:PORT       gpsd to read from (default localhost:2947).
-      --device PATH          Ask gpsd for this receiver only.
-      --nmea PATH            Read NMEA 0183 from a serial device, a named pipe, or - for
-                             standard input, instead of gpsd.
-      --baud N               Serial speed for --nmea on a tty (4800 ... 921600; default:
-                             leave the device's setting).
-      --silence S            Report a 'source' event 'silent' when the source is connected
-                             but sends nothing for S seconds (default 5), and 'connected'
-                             when it speaks again.
+    \(LiveSourceOptions.help)
     \(TrackingOptions.help)
 
     EXAMPLES
@@ -52,29 +44,9 @@ enum TrackCommand: Command {
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let databaseOption = try DatabaseOption(&arguments)
     let options = try TrackingOptions(&arguments, live: true)
-    let gpsd = try arguments.option("--gpsd")
-    let device = try arguments.option("--device")
-    let nmea = try arguments.option("--nmea")
-    let baud = try arguments.int("--baud")
-    let silence = try arguments.double("--silence", in: 0.001...86_400) ?? 5
+    let live = try LiveSourceOptions(&arguments)
     try arguments.finish()
-    if nmea != nil && (gpsd != nil || device != nil) {
-      throw CLIError.usage("--nmea and --gpsd/--device exclude each other")
-    }
-    if baud != nil && nmea == nil { throw CLIError.usage("--baud goes with --nmea") }
-    let source: any FixSource
-    do {
-      if let nmea {
-        source = try NMEADeviceSource(
-          path: nmea, baud: baud, silenceTimeout: .seconds(silence))
-      } else {
-        source = try GPSDFixSource(
-          endpoint: gpsd ?? "localhost:\(GPSDFixSource.defaultPort)", device: device,
-          silenceTimeout: .seconds(silence))
-      }
-    } catch {
-      throw CLIError.usage("\(error)")
-    }
+    let source = try live.source()
     console.flushEveryLine()
     let database = try databaseOption.open()
     let session = TrackingSession(

@@ -80,8 +80,8 @@ public actor MissionEngine {
   /// Ids of the missions in a tracking state (at most one, unless a store was written by an
   /// older version).
   private var trackingIDs: Set<String> = []
-  /// Every unfinished mission by place, with its state.
-  private var grid: SpatialGrid<MissionState>?
+  /// Every mission by id and by place, with its state, readable from any thread.
+  package nonisolated let directory = MissionDirectory()
   private var changeToken: Int64?
   private var watcher: Task<Void, Never>?
   private var session: Session?
@@ -128,14 +128,11 @@ public actor MissionEngine {
     defer { release() }
     guard changeToken == nil, !isShutDown else { return }
     let all = try await store.changes(after: nil)
-    var entries: [(id: String, coordinate: Coordinate, payload: MissionState)] = []
-    entries.reserveCapacity(all.missions.count)
     for mission in all.missions {
       lifecycles[mission.id] = MissionLifecycle(mission: mission)
       if mission.state.isTracking { trackingIDs.insert(mission.id) }
-      if !mission.state.isFinal { entries.append((mission.id, mission.coordinate, mission.state)) }
     }
-    grid = try SpatialGrid(entries)
+    try directory.load(all.missions)
     changeToken = all.token
     if let id = trackingIDs.sorted().first, let mission = lifecycles[id]?.mission {
       try await startSession(mission, resume: try await store.resumePoint(ofMission: id))
@@ -167,18 +164,22 @@ public actor MissionEngine {
   /// The cleaning counts of the current session.
   public var summary: CleaningSummary? { session?.pipeline.summary }
 
-  /// Unfinished missions within `radiusMeters` of `coordinate`, nearest first (ties by id),
-  /// optionally only those whose state passes `filter` (applied before `limit`).
+  /// Missions within `radiusMeters` of `coordinate`, nearest first (ties by id), optionally
+  /// only those whose state passes `filter` (applied before `limit`).
   /// - Throws: `ProximityError` for a bad radius or limit.
   public func missions(
     within radiusMeters: Double, of coordinate: Coordinate, limit: Int? = nil,
     where filter: (@Sendable (MissionState) -> Bool)? = nil
   ) throws -> [ProximityMatch] {
-    guard let grid else { return [] }
-    if let limit {
-      return try grid.nearest(limit, to: coordinate, within: radiusMeters, where: filter)
-    }
-    return try grid.missions(within: radiusMeters, of: coordinate, where: filter)
+    try directory.missions(within: radiusMeters, of: coordinate, limit: limit, where: filter)
+      .map(\.match)
+  }
+
+  /// Applies the changes other processes (or this process, through the store directly)
+  /// wrote since the last look, now instead of at the next poll: after an import through the
+  /// store, the engine's missions and grid include it when this returns.
+  package func synchronize() async {
+    _ = await pollChanges()
   }
 
   // MARK: - Actions
@@ -196,17 +197,26 @@ public actor MissionEngine {
   public func perform(_ action: MissionAction, on id: String, at time: Date? = nil)
     async throws -> MissionState
   {
+    _ = try await apply(action, on: id, at: time)
+    return lifecycles[id]?.state ?? .open
+  }
+
+  /// `perform(_:on:at:)`, returning the transition taken (nil when the action changed
+  /// nothing), for front ends that answer with its `state` event.
+  package func apply(_ action: MissionAction, on id: String, at time: Date? = nil)
+    async throws -> MissionTransition?
+  {
     await acquire()
-    var stopped: Task<Void, Never>?
+    let outcome: (transition: MissionTransition?, stopped: Task<Void, Never>?)
     do {
-      stopped = try await transition(action, on: id, at: time ?? clock.now())
+      outcome = try await transition(action, on: id, at: time ?? clock.now())
     } catch {
       release()
       throw error
     }
     release()
-    await stopped?.value
-    return lifecycles[id]?.state ?? .open
+    await outcome.stopped?.value
+    return outcome.transition
   }
 
   /// Expires every open or accepted mission whose deadline has passed at `now` (default:
@@ -267,10 +277,12 @@ public actor MissionEngine {
   // MARK: - Transitions
 
   private func transition(_ action: MissionAction, on id: String, at time: Date) async throws
-    -> Task<Void, Never>?
+    -> (transition: MissionTransition?, stopped: Task<Void, Never>?)
   {
     guard let lifecycle = lifecycles[id] else { throw TrackingError.unknownMission(id) }
-    guard var transition = try lifecycle.transition(for: action, at: time) else { return nil }
+    guard var transition = try lifecycle.transition(for: action, at: time) else {
+      return (nil, nil)
+    }
     if transition.to.isTracking && !transition.from.isTracking,
       let active = trackingIDs.first(where: { $0 != id })
     {
@@ -281,13 +293,13 @@ public actor MissionEngine {
       // before the transition that ends it (they may make the mission arrive first).
       try await finishPipeline()
       guard let updated = try lifecycles[id]?.transition(for: action, at: time) else {
-        return nil
+        return (nil, nil)
       }
       transition = updated
     }
     try await store.flush()
     try await store.commit(transition)
-    guard var changed = lifecycles[id] else { return nil }
+    guard var changed = lifecycles[id] else { return (nil, nil) }
     var stopped: Task<Void, Never>?
     var start = false
     for effect in changed.commit(transition) {
@@ -301,29 +313,19 @@ public actor MissionEngine {
     }
     setMission(changed.mission, lifecycle: changed)
     if start { try await startSession(changed.mission, resume: nil) }
-    return stopped
+    return (transition, stopped)
   }
 
   /// Replaces mission `mission.id` (nil lifecycle: removes it) and keeps the tracking set
-  /// and the grid in step: the one place where the engine's view of a mission changes.
+  /// and the directory in step: the one place where the engine's view of a mission changes.
   private func setMission(_ mission: Mission, lifecycle: MissionLifecycle?) {
-    let old = lifecycles[mission.id]?.mission
     lifecycles[mission.id] = lifecycle
-    let state = lifecycle?.state
-    if state?.isTracking == true {
+    if lifecycle?.state.isTracking == true {
       trackingIDs.insert(mission.id)
     } else {
       trackingIDs.remove(mission.id)
     }
-    if let state, !state.isFinal {
-      if old?.coordinate != mission.coordinate || old.map({ $0.state.isFinal }) ?? true {
-        grid?.insert(mission.id, at: mission.coordinate, payload: state)
-      } else {
-        grid?.setPayload(state, for: mission.id)
-      }
-    } else {
-      grid?.remove(mission.id)
-    }
+    directory.set(lifecycle?.mission, id: mission.id)
     // Fences of other missions changed: query them again at the next fix.
     if session != nil && session?.missionID != mission.id { session?.lastQueryPoint = nil }
   }
@@ -497,9 +499,11 @@ public actor MissionEngine {
   }
 
   private func otherFences(near point: Coordinate, excluding id: String) -> [Geofence] {
-    let matches = (try? grid?.missions(within: configuration.nearbyRadiusMeters, of: point)) ?? []
-    return matches.compactMap { match in
-      match.id == id ? nil : lifecycles[match.id].map { Geofence(mission: $0.mission) }
+    let matches =
+      (try? directory.missions(
+        within: configuration.nearbyRadiusMeters, of: point, where: { !$0.isFinal })) ?? []
+    return matches.compactMap { match, mission in
+      match.id == id ? nil : Geofence(mission: mission)
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 
 /// Two connected pseudo-terminals from `socat -d -d pty,raw,echo=0 pty,raw,echo=0`: bytes
 /// written to `writerPath` come out of `readerPath`, like a GPS receiver on a serial line.

@@ -7,7 +7,7 @@ extension Process {
   /// runs tests on block SIGTERM and friends. gpsd unblocks signals only to its startup mask
   /// while it waits, and socat never does, so a child spawned from such a thread would
   /// ignore `terminate()`.
-  func runWithDefaultSignalMask() throws {
+  public func runWithDefaultSignalMask() throws {
     let done = DispatchSemaphore(value: 0)
     // Written by the thread before `signal()`, read here after `wait()`: the semaphore
     // orders the two accesses, so there is no race.

@@ -1,0 +1,34 @@
+// GNU libmicrohttpd's C API (Debian libmicrohttpd-dev). Only includes and tiny helpers live
+// here: MHD_start_daemon and MHD_get_daemon_info are variadic or return unions, which Swift
+// cannot call or read directly.
+#ifndef MISSIONTRACK_CMICROHTTPD_SHIM_H
+#define MISSIONTRACK_CMICROHTTPD_SHIM_H
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+// Starts a daemon bound to `address` with a pool of `threads` epoll threads, each limit set.
+static inline struct MHD_Daemon *missiontrack_mhd_start(
+    unsigned int flags, const struct sockaddr *address, unsigned int threads,
+    unsigned int connection_limit, unsigned int idle_timeout_s, size_t memory_limit,
+    MHD_AccessHandlerCallback handler, void *handler_context,
+    MHD_RequestCompletedCallback completed, void *completed_context) {
+  return MHD_start_daemon(
+      flags, 0, NULL, NULL, handler, handler_context,
+      MHD_OPTION_SOCK_ADDR, address,
+      MHD_OPTION_THREAD_POOL_SIZE, threads,
+      MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+      MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+      MHD_OPTION_END);
+}
+
+// The port the daemon listens on (the one the system picked for port 0), or 0.
+static inline uint16_t missiontrack_mhd_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+#endif

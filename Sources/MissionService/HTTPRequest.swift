@@ -1,0 +1,24 @@
+/// One HTTP request as the service's routes see it: method, path, query, headers and the
+/// whole body (read by `HTTPServer` up to its limit).
+struct HTTPRequest: Sendable {
+  /// The method, upper case as sent (`GET`, `POST`, ...).
+  var method: String
+  /// The path without the query, percent-decoded by libmicrohttpd.
+  var path: String
+  /// The query arguments, decoded; a name given twice keeps the first value.
+  var query: [String: String]
+  /// The headers, names lower-cased; a header given twice keeps the first value.
+  var headers: [String: String]
+  /// The body.
+  var body: [UInt8]
+
+  /// The header `name` (any case).
+  func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+  /// The media type of the body, lower-cased, without parameters (`text/csv`).
+  var contentType: String? {
+    guard let value = header("content-type") else { return nil }
+    let type = value.split(separator: ";", maxSplits: 1).first ?? ""
+    return type.trimmingCharacters(in: .whitespaces).lowercased()
+  }
+}

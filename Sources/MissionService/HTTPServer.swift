@@ -1,0 +1,286 @@
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP/1.1 server on GNU libmicrohttpd: the one place the service calls its C API.
+///
+/// libmicrohttpd parses requests, keeps connections alive and enforces the limits of
+/// `Limits` (connections, idle time, header memory) on a pool of epoll threads. A request's
+/// body is collected up to `Limits.maximumBodyBytes`; a larger one is answered 413 from its
+/// `Content-Length` before any of it is read. `handler` runs on a pool thread once the whole
+/// request is in and returns the response; a streamed response (SSE) is sent as its
+/// `ResponseStream` fills, the connection suspended while the stream is empty.
+final class HTTPServer: @unchecked Sendable {
+  /// Bounds on what one client can make the server hold.
+  struct Limits: Sendable {
+    /// Largest request body, bytes (16 MiB).
+    var maximumBodyBytes = 16 << 20
+    /// Most connections at once; more are refused at accept.
+    var maximumConnections = 256
+    /// A connection idle this long (also mid-request) is closed, seconds.
+    var idleTimeoutSeconds = 30
+    /// Memory per connection for the request line and headers, bytes: a larger header is
+    /// refused by libmicrohttpd (431).
+    var headerMemoryBytes = 64 << 10
+    /// Threads serving connections.
+    var threads = 4
+  }
+
+  typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+  private var daemon: OpaquePointer?
+  private let handler: Handler
+  /// Headers added to every response (security policy, CORS).
+  private let commonHeaders: [(String, String)]
+  let limits: Limits
+  /// The port listened on.
+  private(set) var port: UInt16 = 0
+  private let lock = NSLock()
+  private var streams: [ObjectIdentifier: ResponseStream] = [:]
+
+  /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
+  /// - Throws: `ServiceError.listen` when the address is not numeric or cannot be bound.
+  init(
+    host: String, port: UInt16, limits: Limits, commonHeaders: [(String, String)],
+    handler: @escaping Handler
+  ) throws {
+    self.handler = handler
+    self.limits = limits
+    self.commonHeaders = commonHeaders
+    var storage = sockaddr_storage()
+    var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue)
+    flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue)
+    let parsed = withUnsafeMutableBytes(of: &storage) { raw -> Bool in
+      guard let base = raw.baseAddress else { return false }
+      let v4 = base.assumingMemoryBound(to: sockaddr_in.self)
+      if inet_pton(AF_INET, host, &v4.pointee.sin_addr) == 1 {
+        v4.pointee.sin_family = sa_family_t(AF_INET)
+        v4.pointee.sin_port = port.bigEndian
+        return true
+      }
+      let v6 = base.assumingMemoryBound(to: sockaddr_in6.self)
+      if inet_pton(AF_INET6, host, &v6.pointee.sin6_addr) == 1 {
+        v6.pointee.sin6_family = sa_family_t(AF_INET6)
+        v6.pointee.sin6_port = port.bigEndian
+        return true
+      }
+      return false
+    }
+    guard parsed else {
+      throw ServiceError.listen("'\(host)' is not an IPv4 or IPv6 address")
+    }
+    if storage.ss_family == sa_family_t(AF_INET6) { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    daemon = withUnsafePointer(to: &storage) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+        missiontrack_mhd_start(
+          flags, address, UInt32(limits.threads), UInt32(limits.maximumConnections),
+          UInt32(limits.idleTimeoutSeconds), limits.headerMemoryBytes, accessHandler, context,
+          completedHandler, context)
+      }
+    }
+    guard let daemon else {
+      throw ServiceError.listen(
+        "cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+    }
+    self.port = missiontrack_mhd_port(daemon)
+  }
+
+  /// Closes every open stream, then stops listening and closes every connection.
+  func stop() {
+    let open = lock.withLock { Array(streams.values) }
+    for stream in open { stream.close() }
+    // Streams resumed by their close need a moment to send their end; a bounded wait.
+    let deadline = Date().addingTimeInterval(1)
+    while lock.withLock({ !streams.isEmpty }) && Date() < deadline { usleep(5_000) }
+    lock.withLock {
+      if let daemon { MHD_stop_daemon(daemon) }
+      daemon = nil
+    }
+  }
+
+  deinit {
+    if let daemon { MHD_stop_daemon(daemon) }
+  }
+
+  // MARK: - Requests
+
+  /// One request in progress: its body so far, or the response it already got.
+  final class Exchange {
+    var body: [UInt8] = []
+    var tooLarge = false
+    var stream: ResponseStream?
+  }
+
+  fileprivate func handle(
+    connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+    slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+  ) -> MHD_Result {
+    guard let existing = slot.pointee else {
+      // The headers are in; the body (if any) follows in later calls.
+      let exchange = Exchange()
+      slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+      if let length = value(connection, .HEADER_KIND, "Content-Length"),
+        let bytes = Int(length), bytes > limits.maximumBodyBytes
+      {
+        exchange.tooLarge = true
+        return queue(tooLargeResponse(), on: connection, exchange: exchange)
+      }
+      return .YES
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+      if !exchange.tooLarge, let upload {
+        if exchange.body.count + uploadSize.pointee > limits.maximumBodyBytes {
+          exchange.tooLarge = true
+          exchange.body = []
+        } else {
+          upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+            exchange.body.append(
+              contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+          }
+        }
+      }
+      uploadSize.pointee = 0
+      return .YES
+    }
+    if exchange.tooLarge { return queue(tooLargeResponse(), on: connection, exchange: exchange) }
+    let request = HTTPRequest(
+      method: String(cString: method), path: String(cString: url),
+      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+      headers: values(connection, .HEADER_KIND, lowercased: true), body: exchange.body)
+    exchange.body = []
+    return queue(handler(request), on: connection, exchange: exchange)
+  }
+
+  private func tooLargeResponse() -> HTTPResponse {
+    ServiceError.tooLarge(
+      "the body is larger than \(limits.maximumBodyBytes) bytes (16 MiB)"
+    ).response
+  }
+
+  private func queue(_ response: HTTPResponse, on connection: OpaquePointer, exchange: Exchange)
+    -> MHD_Result
+  {
+    let mhdResponse: OpaquePointer?
+    switch response.body {
+    case .bytes(let bytes):
+      mhdResponse = bytes.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer(
+          raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+      }
+    case .stream(let stream):
+      let box = StreamContext(server: self, stream: stream, connection: connection)
+      lock.withLock { streams[ObjectIdentifier(stream)] = stream }
+      exchange.stream = stream
+      mhdResponse = MHD_create_response_from_callback(
+        UInt64.max, 16 << 10, streamReader, Unmanaged.passRetained(box).toOpaque(),
+        streamFinished)
+    }
+    guard let mhdResponse else { return .NO }
+    for (name, value) in commonHeaders + response.headers.map({ ($0.name, $0.value) }) {
+      _ = MHD_add_response_header(mhdResponse, name, value)
+    }
+    let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    MHD_destroy_response(mhdResponse)
+    return result
+  }
+
+  fileprivate func streamEnded(_ stream: ResponseStream) {
+    stream.close()
+    lock.withLock { _ = streams.removeValue(forKey: ObjectIdentifier(stream)) }
+  }
+
+  private func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String)
+    -> String?
+  {
+    MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+  }
+
+  private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool)
+    -> [String: String]
+  {
+    final class Collector {
+      var values: [String: String] = [:]
+      let lowercased: Bool
+      init(lowercased: Bool) { self.lowercased = lowercased }
+    }
+    let collector = Collector(lowercased: lowercased)
+    _ = withExtendedLifetime(collector) {
+      MHD_get_connection_values(
+        connection, kind,
+        { context, _, key, value in
+          guard let context, let key else { return .YES }
+          let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
+          var name = String(cString: key)
+          if collector.lowercased { name = name.lowercased() }
+          if collector.values[name] == nil {
+            collector.values[name] = value.map { String(cString: $0) } ?? ""
+          }
+          return .YES
+        }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.values
+  }
+}
+
+/// What the content reader of a streamed response needs.
+private final class StreamContext {
+  let server: HTTPServer
+  let stream: ResponseStream
+  let connection: OpaquePointer
+
+  init(server: HTTPServer, stream: ResponseStream, connection: OpaquePointer) {
+    self.server = server
+    self.stream = stream
+    self.connection = connection
+  }
+}
+
+private func accessHandler(
+  context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+  method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+  upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?,
+  slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+  guard let context, let connection, let url, let method, let uploadSize, let slot else {
+    return .NO
+  }
+  let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+  return server.handle(
+    connection: connection, url: url, method: method, upload: upload, uploadSize: uploadSize,
+    slot: slot)
+}
+
+private func completedHandler(
+  context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
+) {
+  guard let slot, let exchange = slot.pointee else { return }
+  slot.pointee = nil
+  Unmanaged<HTTPServer.Exchange>.fromOpaque(exchange).release()
+}
+
+private func streamReader(
+  context: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?,
+  maximum: Int
+) -> Int {
+  guard let context, let buffer else { return -2 }
+  let box = Unmanaged<StreamContext>.fromOpaque(context).takeUnretainedValue()
+  let connection = box.connection
+  let read = box.stream.read(
+    into: UnsafeMutableRawBufferPointer(start: buffer, count: maximum),
+    suspend: { MHD_suspend_connection(connection) },
+    wake: { MHD_resume_connection(connection) })
+  switch read {
+  case .bytes(let count): return count
+  case .waiting: return 0
+  case .end: return -1
+  }
+}
+
+private func streamFinished(context: UnsafeMutableRawPointer?) {
+  guard let context else { return }
+  let box = Unmanaged<StreamContext>.fromOpaque(context).takeRetainedValue()
+  box.server.streamEnded(box.stream)
+}

@@ -1,0 +1,207 @@
+import Foundation
+import MissionProximity
+import MissionStore
+import MissionTracking
+
+extension MissionService {
+  /// The CLI's nearby defaults.
+  static let defaultRadiusMeters: Double = 1000
+  static let defaultPageSize = 100
+  static let maximumPageSize = 10_000
+
+  /// `GET /v1/missions`: nearby when `lat` and `lon` are given, else a page by id.
+  func missions(_ request: HTTPRequest) throws -> HTTPResponse {
+    let lat = try request.double("lat", in: -90...90)
+    let lon = try request.double("lon", in: -180...180)
+    if lat != nil || lon != nil {
+      guard let lat, let lon else { throw ServiceError.badRequest("give both lat and lon") }
+      return try nearby(request, center: Coordinate(latitude: lat, longitude: lon))
+    }
+    for name in ["radius_m", "k"] where request.query[name] != nil {
+      throw ServiceError.badRequest("\(name) goes with lat and lon")
+    }
+    let limit = try request.int("limit", in: 1...Self.maximumPageSize) ?? Self.defaultPageSize
+    let state = try request.stateFilter() ?? nil
+    let page = try database.missions(after: request.query["after"], limit: limit, inState: state)
+    var body = JSONObjectWriter()
+    body.addRaw(
+      "missions", json: "[" + page.missions.map(\.jsonObject).joined(separator: ",") + "]")
+    if let next = page.nextAfter {
+      body.add("next_after", next)
+    } else {
+      body.addRaw("next_after", json: "null")
+    }
+    return .json(body.result)
+  }
+
+  /// Nearby, with the CLI's rules: default radius 1000 m (unless only `k` is given),
+  /// default state open, the filter before the limit.
+  private func nearby(_ request: HTTPRequest, center: Coordinate) throws -> HTTPResponse {
+    var radius = try request.double("radius_m", in: 0...Double.greatestFiniteMagnitude)
+    let k = try request.int("k", in: 0...Int.max)
+    if request.query["limit"] != nil || request.query["after"] != nil {
+      throw ServiceError.badRequest("limit and after page the list; use k with lat and lon")
+    }
+    if radius == nil, k == nil { radius = Self.defaultRadiusMeters }
+    let state: MissionState? = try request.stateFilter() ?? .open
+    let filter: ((MissionState) -> Bool)? = state.map { wanted in { $0 == wanted } }
+    let found = try engine.directory.missions(within: radius, of: center, limit: k, where: filter)
+    var items: [String] = []
+    items.reserveCapacity(found.count)
+    for (match, mission) in found {
+      var json = mission.jsonWriter()
+      json.add("distance_m", match.distanceMeters)
+      items.append(json.result)
+    }
+    return .json("{\"missions\":[" + items.joined(separator: ",") + "]}")
+  }
+
+  /// `POST /v1/missions[?replace=true]`: an import, all or nothing.
+  func importMissions(_ request: HTTPRequest) throws -> HTTPResponse {
+    let format: MissionFileFormat
+    switch request.contentType {
+    case "application/json": format = .json
+    case "application/geo+json": format = .geojson
+    case "text/csv": format = .csv
+    default:
+      throw ServiceError.unsupportedType(
+        "send application/json, application/geo+json or text/csv, not "
+          + "'\(Self.oneLine(request.contentType ?? "no Content-Type", limit: 100))'")
+    }
+    let replace = try request.flag("replace")
+    let summary = try database.importMissions(
+      request.body, format: format, fileName: "body", replacingExisting: replace)
+    try syncEngine()
+    var body = JSONObjectWriter()
+    body.add("imported", summary.missionIDs.count)
+    body.add("new", summary.missionIDs.count - summary.replacedCount)
+    body.add("replaced", summary.replacedCount)
+    return .json(body.result, status: 201)
+  }
+
+  /// `GET /v1/missions/{id}`.
+  func mission(_ id: String) throws -> HTTPResponse {
+    guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
+    let transitions = try database.transitions(ofMission: mission.id).map { transition in
+      var item = JSONObjectWriter()
+      item.add("action", transition.action.rawValue)
+      item.add("from", transition.from.rawValue)
+      item.add("to", transition.to.rawValue)
+      item.add("time", UTCTime.format(transition.time))
+      return item.result
+    }
+    let fence = try database.fenceStates(ofMission: mission.id)[mission.id]
+    var body = JSONObjectWriter()
+    body.addRaw("mission", json: mission.jsonObject)
+    body.addRaw("transitions", json: "[" + transitions.joined(separator: ",") + "]")
+    body.add("fence", fence.map { $0.isInside ? "inside" : "outside" } ?? "unknown")
+    body.add("track_fixes", try database.trackCount(ofMission: mission.id))
+    return .json(body.result)
+  }
+
+  /// `PUT /v1/missions/{id}`: one mission as a JSON object (its `id` may be left out),
+  /// created or replaced; 409 while it is tracked.
+  func replaceMission(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    guard request.contentType == "application/json" || request.contentType == nil else {
+      throw ServiceError.unsupportedType("send the mission as application/json")
+    }
+    guard
+      var object = (try? JSONSerialization.jsonObject(with: Data(request.body)))
+        as? [String: Any]
+    else {
+      throw ServiceError.badRequest("the body must be one JSON object")
+    }
+    let normalized = MissionID.normalized(id)
+    if let given = object["id"] {
+      guard let text = given as? String ?? (given as? NSNumber).map({ "\($0)" }),
+        MissionID.normalized(text) == normalized
+      else {
+        throw ServiceError.invalid(
+          "the body's id does not match the path's '\(Self.oneLine(id, limit: 100))'")
+      }
+    }
+    object["id"] = normalized
+    try refuseWhileTracked(normalized, verb: "replace")
+    let existed = try database.mission(id: normalized) != nil
+    let bytes = try JSONSerialization.data(withJSONObject: [object])
+    try database.importMissions(
+      Array(bytes), format: .json, fileName: "body", replacingExisting: true)
+    try syncEngine()
+    guard let stored = try database.mission(id: normalized) else { throw Self.noMission(id) }
+    return .json("{\"mission\":\(stored.jsonObject)}", status: existed ? 200 : 201)
+  }
+
+  /// `DELETE /v1/missions/{id}`: 409 while it is tracked.
+  func removeMission(_ id: String) throws -> HTTPResponse {
+    try refuseWhileTracked(id, verb: "remove")
+    guard try database.removeMission(id: id) else { throw Self.noMission(id) }
+    try syncEngine()
+    var body = JSONObjectWriter()
+    body.add("removed", MissionID.normalized(id))
+    return .json(body.result)
+  }
+
+  /// `POST /v1/missions/{id}/ACTION` and the exports under `/v1/missions/{id}/`.
+  func missionResource(_ id: String, _ name: String, _ request: HTTPRequest) throws
+    -> HTTPResponse
+  {
+    if let action = MissionAction(rawValue: name), action != .arrive {
+      try allow(request, ["POST"])
+      return try perform(action, on: id)
+    }
+    try allow(request, ["GET"])
+    switch name {
+    case "track": return try track(id, request)
+    case "events": return try missionEvents(id)
+    case "report.svg": return try report(id)
+    default:
+      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
+    }
+  }
+
+  private func perform(_ action: MissionAction, on id: String) throws -> HTTPResponse {
+    let engine = self.engine
+    let normalized = MissionID.normalized(id)
+    let transition = try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+    let state = engine.directory.mission(normalized)?.state ?? transition?.to ?? .open
+    var body = JSONObjectWriter()
+    if let transition {
+      body.addRaw("event", json: transition.event.jsonLine)
+    } else {
+      body.addRaw("event", json: "null")
+    }
+    body.add("state", state.rawValue)
+    return .json(body.result)
+  }
+
+  private func refuseWhileTracked(_ id: String, verb: String) throws {
+    let normalized = MissionID.normalized(id)
+    if let mission = engine.directory.mission(normalized), mission.state.isTracking {
+      throw ServiceError.conflict(
+        "mission \(Self.oneLine(normalized, limit: 100)) is \(mission.state.rawValue): "
+          + "submit or cancel it before you \(verb) it")
+    }
+  }
+
+  /// Makes the engine take in what the store now holds before the response goes out.
+  private func syncEngine() throws {
+    let engine = self.engine
+    try AsyncBridge.wait { await engine.synchronize() }
+  }
+
+  static func noMission(_ id: String) -> ServiceError {
+    .notFound("no mission with id '\(oneLine(id, limit: 200))'")
+  }
+}
+
+extension HTTPRequest {
+  /// A boolean argument: absent or `false`/`0` is false, `true`/`1`/empty is true.
+  func flag(_ name: String) throws(ServiceError) -> Bool {
+    guard let text = query[name] else { return false }
+    switch text {
+    case "true", "1", "": return true
+    case "false", "0": return false
+    default: throw .badRequest("\(name) must be true or false, got '\(text.prefix(64))'")
+    }
+  }
+}

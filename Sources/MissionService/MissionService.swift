@@ -1,0 +1,224 @@
+import Foundation
+import MissionProximity
+import MissionStore
+import MissionTracking
+
+/// `missiontrack serve`: the engine of one database behind an HTTP API (DESIGN.md §5).
+///
+/// The service adds no semantics of its own: lifecycle actions go to the engine (which
+/// decides them and opens or closes the source), nearby queries read the engine's
+/// directory, imports and exports use the store's own calls, and live events are the
+/// store's event log as Server-Sent Events (`EventHub`). Requests run on the HTTP server's
+/// threads; a route that needs the engine's actor waits for it there (`AsyncBridge`).
+package final class MissionService: @unchecked Sendable {
+  let database: MissionDatabase
+  let engine: MissionEngine
+  let configuration: ServiceConfiguration
+  let monitor = ServiceMonitor()
+  let hub: EventHub
+  private var server: HTTPServer?
+  private var tasks: [Task<Void, Never>] = []
+  private let lock = NSLock()
+  private var stopping = false
+
+  /// A service over `engine`, which must be opened over `database`.
+  package init(
+    database: MissionDatabase, engine: MissionEngine, configuration: ServiceConfiguration
+  ) {
+    self.database = database
+    self.engine = engine
+    self.configuration = configuration
+    hub = EventHub(database: database)
+  }
+
+  /// Starts listening and forwarding the engine's events; returns the base URL.
+  /// - Throws: `ServiceError.listen` when the address cannot be bound.
+  package func start() throws -> String {
+    var headers: [(String, String)] = [
+      ("Content-Security-Policy", "default-src 'self'"),
+      ("X-Content-Type-Options", "nosniff"),
+      ("Cache-Control", "no-store"),
+    ]
+    if let origin = configuration.corsOrigin {
+      headers.append(("Access-Control-Allow-Origin", origin))
+      headers.append(("Vary", "Origin"))
+    }
+    let server = try HTTPServer(
+      host: configuration.host, port: configuration.port, limits: configuration.limits,
+      commonHeaders: headers
+    ) { [weak self] request in
+      guard let self else {
+        return ServiceError.unavailable("the service is shutting down").response
+      }
+      return self.respond(to: request)
+    }
+    self.server = server
+    let engine = self.engine
+    let monitor = self.monitor
+    let hub = self.hub
+    tasks.append(
+      Task {
+        var batch: [TrackingEvent] = []
+        for await event in engine.events {
+          batch.append(event)
+          monitor.note(batch)
+          batch.removeAll(keepingCapacity: true)
+          hub.wake()
+        }
+      })
+    tasks.append(Task { await hub.run() })
+    let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+    return "http://\(host):\(server.port)"
+  }
+
+  /// Whether `stop()` has begun.
+  var isStopping: Bool { lock.withLock { stopping } }
+
+  /// Refuses new requests (503), ends every event stream, stops listening and stops the
+  /// engine (the held-back epoch is recorded, the source closed).
+  package func stop(reason: String?) async {
+    lock.withLock { stopping = true }
+    hub.close()
+    server?.stop()
+    server = nil
+    await engine.shutdown(reason: reason)
+    for task in tasks { task.cancel() }
+    for task in tasks { await task.value }
+    tasks = []
+  }
+
+  // MARK: - Requests
+
+  private func respond(to request: HTTPRequest) -> HTTPResponse {
+    let response: HTTPResponse
+    do {
+      response = try route(request)
+    } catch {
+      response = Self.serviceError(error).response
+    }
+    monitor.noteRequest(status: response.status)
+    return response
+  }
+
+  private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+    if isStopping { throw ServiceError.unavailable("the service is shutting down") }
+    let path = request.path
+    if path != "/healthz" { try authorize(request) }
+    if request.method == "OPTIONS", configuration.corsOrigin != nil {
+      return HTTPResponse(
+        status: 204, contentType: "text/plain", body: [],
+        headers: [
+          ("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS"),
+          ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
+        ])
+    }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    switch (parts.count, parts.dropFirst().first ?? "") {
+    case (2, ""):
+      try allow(request, ["GET"])
+      return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", text: MapPage.html)
+    case (2, "map.js"):
+      try allow(request, ["GET"])
+      return HTTPResponse(
+        status: 200, contentType: "text/javascript; charset=utf-8", text: MapPage.script)
+    case (2, "map.css"):
+      try allow(request, ["GET"])
+      return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: MapPage.style)
+    case (2, "healthz"):
+      try allow(request, ["GET"])
+      return health()
+    case (2, "metrics"):
+      try allow(request, ["GET"])
+      return try metrics()
+    default: break
+    }
+    guard parts.count >= 3, parts[1] == "v1" else {
+      throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
+    }
+    switch (parts.count, parts[2]) {
+    case (3, "status"):
+      try allow(request, ["GET"])
+      return try status()
+    case (3, "events"):
+      try allow(request, ["GET"])
+      return try events(request)
+    case (3, "missions"):
+      try allow(request, ["GET", "POST"])
+      return request.method == "GET" ? try missions(request) : try importMissions(request)
+    case (4, "missions"):
+      try allow(request, ["GET", "PUT", "DELETE"])
+      switch request.method {
+      case "GET": return try mission(parts[3])
+      case "PUT": return try replaceMission(parts[3], request)
+      default: return try removeMission(parts[3])
+      }
+    case (5, "missions"):
+      return try missionResource(parts[3], parts[4], request)
+    default:
+      throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
+    }
+  }
+
+  private func authorize(_ request: HTTPRequest) throws {
+    guard let token = configuration.token else { return }
+    let given = request.header("authorization") ?? ""
+    let prefix = "Bearer "
+    guard given.hasPrefix(prefix),
+      Self.constantTimeEqual(Array(given.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
+    else {
+      throw ServiceError.unauthorized("a valid 'Authorization: Bearer TOKEN' header is required")
+    }
+  }
+
+  /// Whether `a` and `b` are equal, in time that depends on their lengths only.
+  static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+    for index in 0..<max(a.count, b.count) {
+      let x = index < a.count ? a[index] : 0
+      let y = index < b.count ? b[index] : 0
+      difference |= x ^ y
+    }
+    return difference == 0 && a.count == b.count
+  }
+
+  func allow(_ request: HTTPRequest, _ methods: [String]) throws {
+    let effective = request.method == "HEAD" ? "GET" : request.method
+    guard methods.contains(effective) else {
+      throw ServiceError.methodNotAllowed(request.method, allowed: methods)
+    }
+  }
+
+  // MARK: - Errors
+
+  /// The status and one-line message for an error of the engine, the store or a route.
+  static func serviceError(_ error: any Error) -> ServiceError {
+    switch error {
+    case let error as ServiceError: return error
+    case let error as TrackingError:
+      switch error {
+      case .unknownMission(let id): return .notFound("no mission with id '\(oneLine(id))'")
+      case .illegalTransition, .anotherMissionActive, .changedElsewhere:
+        return .conflict(oneLine("\(error)"))
+      case .invalidConfiguration: return .invalid(oneLine("\(error)"))
+      }
+    case let error as StoreError:
+      switch error {
+      case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
+      case .missionNotFound: return .notFound(oneLine("\(error)"))
+      case .duplicateMission, .trackingLeaseHeld: return .conflict(oneLine("\(error)"))
+      case .sqlite(let code, _, _) where [5, 6, 8, 13].contains(code & 0xFF):
+        // BUSY, LOCKED, READONLY, FULL: the database cannot take writes now.
+        return .unavailable(oneLine("\(error)"))
+      default: return .internalError(oneLine("\(error)"))
+      }
+    case let error as ProximityError: return .invalid(oneLine("\(error)"))
+    default: return .internalError(oneLine("\(error)"))
+    }
+  }
+
+  /// `text` on one line, at most `limit` characters.
+  static func oneLine(_ text: String, limit: Int = 500) -> String {
+    let flat = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }
+    return flat.count > limit ? String(flat.prefix(limit)) + "…" : String(flat)
+  }
+}

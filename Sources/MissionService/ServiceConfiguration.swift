@@ -1,0 +1,34 @@
+/// Settings of `MissionService`: where it listens, who may call it, its limits.
+package struct ServiceConfiguration: Sendable {
+  /// The address to listen on (numeric IPv4 or IPv6; default loopback).
+  package var host = "127.0.0.1"
+  /// The port (0 picks a free one; default 8947).
+  package var port: UInt16 = 8947
+  /// When set, every request but `/healthz` needs `Authorization: Bearer TOKEN`.
+  package var token: String?
+  /// When set, responses allow this origin (CORS); none by default.
+  package var corsOrigin: String?
+  /// Connection, body and header limits.
+  var limits = HTTPServer.Limits()
+  /// While tracking, `/healthz` fails once the source has been down this long, seconds.
+  package var sourceDownLimitSeconds: Double = 30
+  /// What `/v1/status` calls the source (`gpsd`, `nmea`, `replay`) and its address.
+  package var sourceKind = "none"
+  package var sourceDetail = ""
+  /// The version `/v1/status` reports.
+  package var version = "0"
+
+  /// Defaults: loopback port 8947, no token, no CORS.
+  package init() {}
+
+  /// Idle time after which a connection (also one mid-request) is closed, seconds.
+  package var idleTimeoutSeconds: Int {
+    get { limits.idleTimeoutSeconds }
+    set { limits.idleTimeoutSeconds = newValue }
+  }
+
+  /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
+  package var listensOnLoopback: Bool {
+    host.hasPrefix("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"
+  }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import MissionService
+import MissionStore
+import MissionTracking
+import TraceFormats
+
+/// `missiontrack serve`: the database's engine behind the HTTP API of DESIGN.md §5.
+enum ServeCommand: Command {
+  static let name = "serve"
+  static let summary = "Serve the HTTP API, live events and the map page; track active missions"
+  static let defaultListen = "127.0.0.1:8947"
+  static let help = """
+    NAME
+      missiontrack serve - the location service other programs talk to
+
+    SYNOPSIS
+      missiontrack serve [--db PATH] [--listen HOST:PORT] [--token-file PATH]
+                         [--gpsd HOST:PORT [--device PATH] | --nmea PATH [--baud N]
+                          | --replay TRACE... [--speed X]] [...]
+
+    DESCRIPTION
+      Serves the missions of the database over HTTP (JSON under /v1, Server-Sent Events at
+      /v1/events, the live map page at /, /healthz and /metrics) and tracks whichever
+      mission becomes active, by the API or by a 'missiontrack missions start' on the same
+      database. The source is opened only while a mission is active or arrived and closed
+      within 1 s of its submit, cancel or expiry; with no mission active there is no
+      connection to gpsd and no open device. With --replay the trace is the receiver: it
+      is read from its start each time a mission becomes active.
+
+      Prints 'serving on http://HOST:PORT' on standard error when ready (with port 0, the
+      port the system picked). SIGINT and SIGTERM stop it cleanly within 2 s: open event
+      streams end, the held-back fix is recorded, the source is closed, exit 0. Under
+      systemd (Type=notify) it sends READY=1 when serving and WATCHDOG=1 while /healthz
+      passes.
+
+    OPTIONS
+      --listen HOST:PORT     Address to listen on (default \(defaultListen)); a numeric
+                             IPv4 or IPv6 address ([::1]:8947); port 0 picks a free one.
+                             Any address but loopback needs --token-file.
+      --token-file PATH      Every request but /healthz needs 'Authorization: Bearer TOKEN'
+                             with the file's first line as TOKEN (at least 16 characters).
+      --cors-origin ORIGIN   Allow browser pages from ORIGIN to call the API (no CORS
+                             headers without it).
+      --idle-timeout S       Close a connection idle for S seconds, also one that stalls
+                             mid-request (default 30).
+      --source-down-limit S  /healthz fails once the source has been down S seconds while
+                             tracking (default 30).
+      --replay TRACE...      Replay these traces (GPX, NMEA, gpsd JSON) as the receiver.
+      --speed X              With --replay: pace fixes at X times real time (default: as
+                             fast as possible).
+    \(LiveSourceOptions.help)
+      --distance-filter M, --max-speed MPS, --max-accuracy M, --dwell S, --no-other-fences
+                             As for 'missiontrack track'.
+      --db PATH              The database (default missiontrack.sqlite; created if missing).
+
+    EXIT STATUS
+      0 stopped by SIGINT or SIGTERM, 1 runtime error (address in use, database held by
+      another tracker), 64 usage error.
+
+    EXAMPLES
+      missiontrack serve --db field.sqlite --gpsd 127.0.0.1:2947
+      missiontrack serve --listen 0.0.0.0:8947 --token-file /etc/missiontrack/token
+      missiontrack serve --replay Traces/demo/walk.gpx --speed 10
+      curl 'http://127.0.0.1:8947/v1/missions?lat=59.6175&lon=17.7230&radius_m=500'
+    """
+
+  static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
+    let databaseOption = try DatabaseOption(&arguments)
+    let options = try TrackingOptions(&arguments, live: true)
+    if options.missionID != nil {
+      throw CLIError.usage(
+        "serve tracks whichever mission becomes active: start one with POST /v1/missions/ID/start")
+    }
+    var configuration = ServiceConfiguration()
+    configuration.version = MissionTrackTool.version
+    let listen = try arguments.option("--listen") ?? defaultListen
+    (configuration.host, configuration.port) = try parseListen(listen)
+    let tokenFile = try arguments.option("--token-file")
+    configuration.corsOrigin = try arguments.option("--cors-origin")
+    if let idle = try arguments.int("--idle-timeout", in: 1...86_400) {
+      configuration.idleTimeoutSeconds = idle
+    }
+    configuration.sourceDownLimitSeconds =
+      try arguments.double("--source-down-limit", in: 0.1...86_400) ?? 30
+    let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
+    let replays = try arguments.options("--replay")
+    let live = try LiveSourceOptions(&arguments)
+    let extra = try arguments.positionals()
+    let traces = replays + extra
+    if !extra.isEmpty && replays.isEmpty {
+      throw CLIError.usage("unexpected argument '\(extra[0].terminalSafe)'")
+    }
+    if !traces.isEmpty && live.isGiven {
+      throw CLIError.usage("--replay excludes --gpsd, --device, --nmea and --baud")
+    }
+    if speed != nil && traces.isEmpty { throw CLIError.usage("--speed goes with --replay") }
+    if tokenFile == nil && !configuration.listensOnLoopback {
+      throw CLIError.usage(
+        "listening on \(configuration.host) (not loopback) needs --token-file PATH")
+    }
+    if let tokenFile { configuration.token = try readToken(tokenFile) }
+    for path in traces where !FileManager.default.isReadableFile(atPath: path) {
+      throw CLIError.failure("cannot read trace \(path.terminalSafe)")
+    }
+    let source: any FixSource
+    if traces.isEmpty {
+      source = try live.source()
+      (configuration.sourceKind, configuration.sourceDetail) = live.description
+    } else {
+      let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible
+      source = ChainedFixSource(sources: traces.map { TraceReplaySource(path: $0, pacing: pacing) })
+      configuration.sourceKind = "replay"
+      configuration.sourceDetail = traces.joined(separator: " ")
+    }
+    let database = try databaseOption.open(mustExist: false)
+    let lease = try CLIError.runtime { try database.claimTracking(holder: "missiontrack serve") }
+    defer { lease.release() }
+    let engine = MissionEngine(
+      store: database, source: source, clock: WallClock(), configuration: options.configuration)
+    let service = MissionService(database: database, engine: engine, configuration: configuration)
+    let stopSignal = Task { await terminationReason(console: console, verb: "serve") }
+    do {
+      try await engine.open()
+      let url = try service.start()
+      console.err("serving on \(url)")
+      console.flush()
+    } catch {
+      stopSignal.cancel()
+      await service.stop(reason: nil)
+      throw CLIError.failure("\(error)")
+    }
+    let notifier = SystemdNotifier.fromEnvironment()
+    notifier?.send("READY=1\nSTATUS=serving")
+    let housekeeping = Task {
+      var sinceWatchdog = Duration.zero
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(500))
+        _ = try? await engine.expireDue()
+        sinceWatchdog += .milliseconds(500)
+        if let notifier, let interval = notifier.watchdogInterval, sinceWatchdog >= interval / 2 {
+          sinceWatchdog = .zero
+          if service.healthProblem() == nil { notifier.send("WATCHDOG=1") }
+        }
+      }
+    }
+    let reason = await stopSignal.value
+    notifier?.send("STOPPING=1")
+    housekeeping.cancel()
+    await service.stop(reason: reason)
+    await housekeeping.value
+    if let failure = await engine.failure {
+      console.err("serve: \(failure)")
+    }
+    return 0
+  }
+
+  /// HOST and PORT of `--listen HOST:PORT` (`[V6]:PORT` for IPv6).
+  static func parseListen(_ text: String) throws(CLIError) -> (String, UInt16) {
+    let usage = CLIError.usage(
+      "--listen expects HOST:PORT with a numeric address, got '\(text.terminalSafe)'")
+    var host: Substring
+    var port: Substring
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":")
+      else { throw usage }
+      host = text[text.index(after: text.startIndex)..<close]
+      port = text[text.index(close, offsetBy: 2)...]
+    } else {
+      guard let colon = text.lastIndex(of: ":") else { throw usage }
+      host = text[..<colon]
+      port = text[text.index(after: colon)...]
+    }
+    if host == "localhost" { host = "127.0.0.1" }
+    guard !host.isEmpty, let number = UInt16(port) else { throw usage }
+    return (String(host), number)
+  }
+
+  /// The token in `path`: its first line, trimmed; at least 16 characters.
+  static func readToken(_ path: String) throws(CLIError) -> String {
+    guard let data = FileManager.default.contents(atPath: path),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      throw .failure("cannot read token file \(path.terminalSafe)")
+    }
+    let token = (text.split(whereSeparator: \.isNewline).first.map(String.init) ?? "")
+      .trimmingCharacters(in: .whitespaces)
+    guard token.count >= 16 else {
+      throw .usage("the token in \(path.terminalSafe) must be at least 16 characters")
+    }
+    guard token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "," }) else {
+      throw .usage("the token in \(path.terminalSafe) must be printable ASCII without spaces")
+    }
+    return token
+  }
+}
