@@ -553,6 +553,7 @@ extension MapPage {
         setText('connection', state.connection);
         var kind = source.kind ? source.kind + ' \u00b7 ' : '';
         setText('source-status', kind + (source.status || 'unknown') + (source.detail ? ' (' + source.detail + ')' : ''));
+        document.getElementById('source-status').title = source.detail || '';
         var age = typeof source.last_fix_age_s === 'number'
           ? source.last_fix_age_s + (Date.now() - state.statusAt) / 1000 : null;
         box.dataset.fixAge = age === null ? '' : String(Math.round(age));
@@ -895,15 +896,17 @@ extension MapPage {
         return kept;
       }
 
-      // Faint lines every scale-bar length east and north of the centre.
+      // Faint lines every scale-bar length east and north of the centre, drawn well beyond the
+      // view so that no edge shows while the element is being resized.
       function drawGrid(origin, step, width, height) {
         if (step < 24) return;
+        var over = Math.max(width, height);
         var d = '';
-        for (var k = Math.ceil((0 - origin.x) / step); origin.x + k * step <= width; k++) {
-          d += 'M' + n(origin.x + k * step) + ' 0V' + n(height);
+        for (var k = Math.ceil((-over - origin.x) / step); origin.x + k * step <= width + over; k++) {
+          d += 'M' + n(origin.x + k * step) + ' ' + (-over) + 'V' + n(height + over);
         }
-        for (k = Math.ceil((0 - origin.y) / step); origin.y + k * step <= height; k++) {
-          d += 'M0 ' + n(origin.y + k * step) + 'H' + n(width);
+        for (k = Math.ceil((-over - origin.y) / step); origin.y + k * step <= height + over; k++) {
+          d += 'M' + (-over) + ' ' + n(origin.y + k * step) + 'H' + n(width + over);
         }
         shape('path', { 'class': 'grid', d: d, stroke: COLOR.grid, 'stroke-width': 1, fill: 'none' }, svg);
       }

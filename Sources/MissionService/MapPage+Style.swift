@@ -18,6 +18,10 @@ extension MapPage {
     .status { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0; }
     .status .key { color: #666666; }
     .status .value { font-weight: bold; }
+    #source-status {
+      display: inline-block; max-width: 30em; overflow: hidden; text-overflow: ellipsis;
+      white-space: nowrap; vertical-align: bottom;
+    }
     .status.live-reconnecting #connection, .status.live-closed #connection,
     .status.source-disconnected #source-status, .status.source-reconnecting #source-status,
     .status.source-no_fix #source-status, .status.source-silent #source-status,
