@@ -316,6 +316,7 @@ extension MapPage {
 
       function refreshStatus() {
         return getJSON('/v1/status').then(function (status) {
+          problem(null);
           state.status = status;
           state.statusAt = Date.now();
           var active = status.active_mission === undefined ? null : status.active_mission;
@@ -324,7 +325,7 @@ extension MapPage {
           renderStatus();
           if (changed && active !== null) return holdingEvents(loadFocus(active)).then(loadMissions);
           if (changed) { renderStatus(); return loadMissions(); }
-        }).catch(function (error) { note(String(error.message || error)); });
+        }).catch(function (error) { problem(error); });
       }
 
       // Live events wait while the focus mission loads, so that a fix arriving after its track's
@@ -332,7 +333,7 @@ extension MapPage {
       // has are recognised by their time, other events by their line).
       function holdingEvents(promise) {
         state.loads += 1;
-        return promise.catch(function (error) { note(String(error.message || error)); }).then(function () {
+        return promise.catch(function (error) { problem(error); }).then(function () {
           state.loads -= 1;
           if (state.loads > 0) return;
           var queued = state.queue;
@@ -399,7 +400,7 @@ extension MapPage {
           state.queryCenter = center;
           renderMissions();
           scheduleRender();
-        }).catch(function (error) { note(String(error.message || error)); })
+        }).catch(function (error) { problem(error); })
           .then(function () {
             state.querying = false;
             if (state.requery) { state.requery = false; return loadMissions(); }
@@ -470,6 +471,7 @@ extension MapPage {
             }
             state.lastFix = event;
             var q = state.queryCenter;
+            if (state.activeId === null) break;
             if (state.listMode !== 'worker' || !q || distanceMeters(q.lat, q.lon, event.lat, event.lon) > REQUERY_AFTER_M) {
               loadMissions();
             }
@@ -536,6 +538,13 @@ extension MapPage {
         renderStatus();
       }
 
+      // A failed request, shown in the status bar until the next status answer.
+      function problem(error) {
+        var span = document.getElementById('problem');
+        span.textContent = error ? String(error.message || error) : '';
+        span.hidden = !error;
+      }
+
       function note(text) {
         var p = document.getElementById('map-note');
         p.textContent = text || '';
@@ -560,6 +569,7 @@ extension MapPage {
         setText('fix-age', age === null ? 'none' : durationText(age) + ' ago' + (source.last_fix_time ? ' (' + clockText(source.last_fix_time) + ')' : ''));
         var active = state.activeId === null ? 'none' : state.activeId + (state.focus && state.focus.id === state.activeId ? ' (' + state.focus.state + ')' : '');
         setText('active-mission', active);
+        document.title = 'MissionTrack live map' + (state.activeId === null ? '' : ' \u00b7 ' + active);
         setText('fence-state', state.focus ? state.fence : '-');
         var classes = ['status', 'source-' + (source.status || 'unknown'), 'live-' + state.connection];
         if (age !== null && age > 30) classes.push('stale');

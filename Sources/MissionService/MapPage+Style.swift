@@ -17,6 +17,7 @@ extension MapPage {
     h2 { font-size: 14px; margin: 0 0 6px; }
     .status { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0; }
     .status .key { color: #666666; }
+    .status .problem { color: #D55E00; font-weight: bold; }
     .status .value { font-weight: bold; }
     #source-status {
       display: inline-block; max-width: 30em; overflow: hidden; text-overflow: ellipsis;

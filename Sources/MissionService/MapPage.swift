@@ -46,6 +46,7 @@ enum MapPage {
     <span class="status-item"><span class="key">Last fix</span> <span id="fix-age" class="value">none</span></span>
     <span class="status-item"><span class="key">Active</span> <span id="active-mission" class="value">none</span></span>
     <span class="status-item"><span class="key">Fence</span> <span id="fence-state" class="value">unknown</span></span>
+    <span id="problem" class="status-item problem" hidden></span>
     </div>
     </header>
     <main>
