@@ -17,6 +17,10 @@ extension MapPage {
     // EventSource's own.
     if (typeof document === 'undefined') {
       self.onmessage = function (start) {
+        if (typeof EventSource === 'undefined') {
+          self.postMessage({ kind: 'unsupported' });
+          return;
+        }
         var source = new EventSource(start.data.url);
         source.onopen = function () { self.postMessage({ kind: 'open' }); };
         source.onerror = function () {
@@ -446,7 +450,8 @@ extension MapPage {
         }
         worker.onmessage = function (message) {
           var m = message.data;
-          if (m.kind === 'open') connection(true, false);
+          if (m.kind === 'unsupported') { worker.terminate(); direct(); }
+          else if (m.kind === 'open') connection(true, false);
           else if (m.kind === 'error') connection(false, m.closed);
           else receive({ data: m.data, lastEventId: m.lastEventId });
         };
