@@ -60,7 +60,8 @@ let package = Package(
       name: "MissionReportingTests", dependencies: ["MissionReporting", "SVGTestSupport"]),
     .testTarget(
       name: "MissionTrackCLITests",
-      dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport"]),
+      dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport", "ServiceTestSupport"]
+    ),
     .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),

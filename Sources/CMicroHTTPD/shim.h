@@ -8,12 +8,17 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-// Starts a daemon bound to `address` with a pool of `threads` epoll threads, each limit set.
+// The unescaper of MHD_OPTION_UNESCAPE_CALLBACK (microhttpd.h names no type for it).
+typedef size_t (*missiontrack_mhd_unescaper)(void *cls, struct MHD_Connection *c, char *s);
+
+// Starts a daemon bound to `address` with a pool of `threads` epoll threads, each limit set,
+// decoding the path and query with `unescape`.
 static inline struct MHD_Daemon *missiontrack_mhd_start(
     unsigned int flags, const struct sockaddr *address, unsigned int threads,
     unsigned int connection_limit, unsigned int idle_timeout_s, size_t memory_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
-    MHD_RequestCompletedCallback completed, void *completed_context) {
+    MHD_RequestCompletedCallback completed, void *completed_context,
+    missiontrack_mhd_unescaper unescape) {
   return MHD_start_daemon(
       flags, 0, NULL, NULL, handler, handler_context,
       MHD_OPTION_SOCK_ADDR, address,
@@ -23,6 +28,7 @@ static inline struct MHD_Daemon *missiontrack_mhd_start(
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
       MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+      MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
       MHD_OPTION_END);
 }
 

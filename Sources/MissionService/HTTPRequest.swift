@@ -12,6 +12,9 @@ struct HTTPRequest: Sendable {
   /// The body.
   var body: [UInt8]
 
+  /// Whether the method is GET or HEAD (a GET whose body libmicrohttpd leaves out).
+  var isRead: Bool { method == "GET" || method == "HEAD" }
+
   /// The header `name` (any case).
   func header(_ name: String) -> String? { headers[name.lowercased()] }
 

@@ -26,9 +26,13 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+  /// Looks at a request whose body is still to come (its `body` is empty) and returns the
+  /// response that refuses it, or nil to read the body.
+  typealias Admission = @Sendable (HTTPRequest) -> HTTPResponse?
 
   private var daemon: OpaquePointer?
   private let handler: Handler
+  private let admission: Admission
   /// Headers added to every response (security policy, CORS).
   private let commonHeaders: [(String, String)]
   let limits: Limits
@@ -38,12 +42,15 @@ final class HTTPServer: @unchecked Sendable {
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
 
   /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
+  /// `admission` refuses a request from its headers before its body is read (so that a
+  /// client without the token cannot make the server hold 16 MiB); `handler` answers it.
   /// - Throws: `ServiceError.listen` when the address is not numeric or cannot be bound.
   init(
     host: String, port: UInt16, limits: Limits, commonHeaders: [(String, String)],
-    handler: @escaping Handler
+    admission: @escaping Admission = { _ in nil }, handler: @escaping Handler
   ) throws {
     self.handler = handler
+    self.admission = admission
     self.limits = limits
     self.commonHeaders = commonHeaders
     var storage = sockaddr_storage()
@@ -75,7 +82,7 @@ final class HTTPServer: @unchecked Sendable {
         missiontrack_mhd_start(
           flags, address, UInt32(limits.threads), UInt32(limits.maximumConnections),
           UInt32(limits.idleTimeoutSeconds), limits.headerMemoryBytes, accessHandler, context,
-          completedHandler, context)
+          completedHandler, context, unescapeKeepingNUL)
       }
     }
     guard let daemon else {
@@ -126,6 +133,12 @@ final class HTTPServer: @unchecked Sendable {
         exchange.tooLarge = true
         return queue(tooLargeResponse(), on: connection, exchange: exchange)
       }
+      let announced = value(connection, .HEADER_KIND, "Content-Length").map { $0 != "0" }
+      if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil),
+        let refusal = admission(request(connection, url: url, method: method, body: []))
+      {
+        return queue(refusal, on: connection, exchange: exchange)
+      }
       return .YES
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
@@ -145,12 +158,19 @@ final class HTTPServer: @unchecked Sendable {
       return .YES
     }
     if exchange.tooLarge { return queue(tooLargeResponse(), on: connection, exchange: exchange) }
-    let request = HTTPRequest(
-      method: String(cString: method), path: String(cString: url),
-      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
-      headers: values(connection, .HEADER_KIND, lowercased: true), body: exchange.body)
+    let request = request(connection, url: url, method: method, body: exchange.body)
     exchange.body = []
     return queue(handler(request), on: connection, exchange: exchange)
+  }
+
+  private func request(
+    _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+    body: [UInt8]
+  ) -> HTTPRequest {
+    HTTPRequest(
+      method: String(cString: method), path: String(cString: url),
+      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+      headers: values(connection, .HEADER_KIND, lowercased: true), body: body)
   }
 
   private func tooLargeResponse() -> HTTPResponse {
@@ -259,6 +279,43 @@ private func completedHandler(
   guard let slot, let exchange = slot.pointee else { return }
   slot.pointee = nil
   Unmanaged<HTTPServer.Exchange>.fromOpaque(exchange).release()
+}
+
+/// Percent-decodes `text` in place as libmicrohttpd's own unescaper does (an invalid escape
+/// stays as it is), except that `%00` is kept too: a decoded NUL would end the C string and
+/// cut the path or a query value short, so `/v1/missions/ID%00x` would reach mission `ID`.
+/// Returns the decoded length.
+private func unescapeKeepingNUL(
+  context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  text: UnsafeMutablePointer<CChar>?
+) -> Int {
+  guard let text else { return 0 }
+  func hexValue(_ character: CChar) -> UInt8? {
+    let byte = UInt8(bitPattern: character)
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+  var read = 0
+  var written = 0
+  while text[read] != 0 {
+    // `high` is nil at the terminator, so `text[read + 2]` is never past it.
+    if text[read] == CChar(UInt8(ascii: "%")), let high = hexValue(text[read + 1]),
+      let low = hexValue(text[read + 2]), high != 0 || low != 0
+    {
+      text[written] = CChar(bitPattern: high << 4 | low)
+      read += 3
+    } else {
+      text[written] = text[read]
+      read += 1
+    }
+    written += 1
+  }
+  text[written] = 0
+  return written
 }
 
 private func streamReader(

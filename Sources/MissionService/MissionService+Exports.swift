@@ -61,6 +61,12 @@ extension MissionService {
       guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
       missionID = mission.id
     }
+    if request.method == "HEAD" {
+      // The headers only: a subscription would linger, unread, until the next keepalive.
+      return HTTPResponse(
+        status: 200, contentType: "text/event-stream", body: [],
+        headers: [("X-Accel-Buffering", "no")])
+    }
     let stream = try hub.subscribe(after: after, missionID: missionID)
     return HTTPResponse(
       status: 200, contentType: "text/event-stream", stream: stream,

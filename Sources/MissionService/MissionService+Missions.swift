@@ -69,9 +69,12 @@ extension MissionService {
           + "'\(Self.oneLine(request.contentType ?? "no Content-Type", limit: 100))'")
     }
     let replace = try request.flag("replace")
-    let summary = try database.importMissions(
-      request.body, format: format, fileName: "body", replacingExisting: replace)
-    try syncEngine()
+    let summary = try writes.withLock {
+      let summary = try database.importMissions(
+        request.body, format: format, fileName: "body", replacingExisting: replace)
+      try syncEngine()
+      return summary
+    }
     var body = JSONObjectWriter()
     body.add("imported", summary.missionIDs.count)
     body.add("new", summary.missionIDs.count - summary.replacedCount)
@@ -82,14 +85,7 @@ extension MissionService {
   /// `GET /v1/missions/{id}`.
   func mission(_ id: String) throws -> HTTPResponse {
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
-    let transitions = try database.transitions(ofMission: mission.id).map { transition in
-      var item = JSONObjectWriter()
-      item.add("action", transition.action.rawValue)
-      item.add("from", transition.from.rawValue)
-      item.add("to", transition.to.rawValue)
-      item.add("time", UTCTime.format(transition.time))
-      return item.result
-    }
+    let transitions = try database.transitions(ofMission: mission.id).map(\.jsonObject)
     let fence = try database.fenceStates(ofMission: mission.id)[mission.id]
     var body = JSONObjectWriter()
     body.addRaw("mission", json: mission.jsonObject)
@@ -121,21 +117,30 @@ extension MissionService {
       }
     }
     object["id"] = normalized
-    try refuseWhileTracked(normalized, verb: "replace")
-    let existed = try database.mission(id: normalized) != nil
-    let bytes = try JSONSerialization.data(withJSONObject: [object])
-    try database.importMissions(
-      Array(bytes), format: .json, fileName: "body", replacingExisting: true)
-    try syncEngine()
+    let existed = try writes.withLock {
+      try refuseWhileTracked(normalized, verb: "replace")
+      let stored = try database.mission(id: normalized)
+      // A replacement keeps the mission's state unless the body names one: a PUT that only
+      // edits a title must not reopen a completed mission.
+      if let stored, object["state"] == nil { object["state"] = stored.state.rawValue }
+      let bytes = try JSONSerialization.data(withJSONObject: [object])
+      let existed = stored != nil
+      try database.importMissions(
+        Array(bytes), format: .json, fileName: "body", replacingExisting: true)
+      try syncEngine()
+      return existed
+    }
     guard let stored = try database.mission(id: normalized) else { throw Self.noMission(id) }
     return .json("{\"mission\":\(stored.jsonObject)}", status: existed ? 200 : 201)
   }
 
   /// `DELETE /v1/missions/{id}`: 409 while it is tracked.
   func removeMission(_ id: String) throws -> HTTPResponse {
-    try refuseWhileTracked(id, verb: "remove")
-    guard try database.removeMission(id: id) else { throw Self.noMission(id) }
-    try syncEngine()
+    try writes.withLock {
+      try refuseWhileTracked(id, verb: "remove")
+      guard try database.removeMission(id: id) else { throw Self.noMission(id) }
+      try syncEngine()
+    }
     var body = JSONObjectWriter()
     body.add("removed", MissionID.normalized(id))
     return .json(body.result)
@@ -149,20 +154,24 @@ extension MissionService {
       try allow(request, ["POST"])
       return try perform(action, on: id)
     }
+    guard ["track", "events", "report.svg"].contains(name) else {
+      // Not a resource with any method (`arrive` is the tracker's own): 404, not 405.
+      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
+    }
     try allow(request, ["GET"])
     switch name {
     case "track": return try track(id, request)
     case "events": return try missionEvents(id)
-    case "report.svg": return try report(id)
-    default:
-      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
+    default: return try report(id)
     }
   }
 
   private func perform(_ action: MissionAction, on id: String) throws -> HTTPResponse {
     let engine = self.engine
     let normalized = MissionID.normalized(id)
-    let transition = try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+    let transition = try writes.withLock {
+      try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+    }
     let state = engine.directory.mission(normalized)?.state ?? transition?.to ?? .open
     var body = JSONObjectWriter()
     if let transition {
@@ -201,7 +210,7 @@ extension HTTPRequest {
     switch text {
     case "true", "1", "": return true
     case "false", "0": return false
-    default: throw .badRequest("\(name) must be true or false, got '\(text.prefix(64))'")
+    default: throw .badRequest("\(name) must be true or false, got '\(Self.shown(text))'")
     }
   }
 }

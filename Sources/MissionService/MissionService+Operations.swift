@@ -73,7 +73,7 @@ extension MissionService {
   func metrics() throws -> HTTPResponse {
     let engine = self.engine
     let (summary, tracking) = try AsyncBridge.wait {
-      (await engine.summary, await engine.isTracking)
+      (await engine.totalSummary, await engine.isTracking)
     }
     let counts = monitor.counts
     let view = monitor.sourceView
@@ -92,21 +92,14 @@ extension MissionService {
       return "{\(name)=\"\(escaped)\"}"
     }
     metric(
-      "fixes_received_session", "gauge",
-      "Reports the cleaner took in during the current tracking session.",
-      [("", Double(summary?.reports ?? 0))])
+      "fixes_received_total", "counter", "Position reports the cleaner took in.",
+      [("", Double(summary.reports))])
     metric(
-      "fixes_delivered_total", "counter", "Fixes delivered (recorded into a track) since start.",
+      "fixes_delivered_total", "counter", "Fixes delivered (recorded into a track).",
       [("", Double(counts.events["fix"] ?? 0))])
-    var rejected = counts.rejections
-    for (reason, count) in summary?.rejected ?? [:] {
-      rejected[reason.rawValue, default: 0] += count
-    }
     metric(
-      "fixes_rejected_total", "counter", "Fixes rejected by the cleaner, by reason.",
-      RejectionReason.allCases.map {
-        (label("reason", $0.rawValue), Double(rejected[$0.rawValue] ?? 0))
-      })
+      "fixes_rejected_total", "counter", "Reports the cleaner rejected, by reason.",
+      RejectionReason.allCases.map { (label("reason", $0.rawValue), Double(summary.count($0))) })
     metric(
       "events_total", "counter", "Events published, by type.",
       ["fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected"].map {

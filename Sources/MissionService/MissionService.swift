@@ -20,6 +20,10 @@ package final class MissionService: @unchecked Sendable {
   private var tasks: [Task<Void, Never>] = []
   private let lock = NSLock()
   private var stopping = false
+  /// Held by the API's writes (imports, replace, remove, lifecycle actions), one at a time,
+  /// so that "is it tracked?" and the write that depends on the answer see one state: a
+  /// PUT racing a start could otherwise replace a mission the engine just began tracking.
+  let writes = NSLock()
 
   /// A service over `engine`, which must be opened over `database`.
   package init(
@@ -45,24 +49,22 @@ package final class MissionService: @unchecked Sendable {
     }
     let server = try HTTPServer(
       host: configuration.host, port: configuration.port, limits: configuration.limits,
-      commonHeaders: headers
-    ) { [weak self] request in
-      guard let self else {
-        return ServiceError.unavailable("the service is shutting down").response
-      }
-      return self.respond(to: request)
-    }
+      commonHeaders: headers,
+      admission: { [weak self] request in self?.refusalBeforeBody(request) },
+      handler: { [weak self] request in
+        guard let self else {
+          return ServiceError.unavailable("the service is shutting down").response
+        }
+        return self.respond(to: request)
+      })
     self.server = server
     let engine = self.engine
     let monitor = self.monitor
     let hub = self.hub
     tasks.append(
       Task {
-        var batch: [TrackingEvent] = []
         for await event in engine.events {
-          batch.append(event)
-          monitor.note(batch)
-          batch.removeAll(keepingCapacity: true)
+          monitor.note(event)
           hub.wake()
         }
       })
@@ -100,10 +102,28 @@ package final class MissionService: @unchecked Sendable {
     return response
   }
 
+  /// The 401 or 403 (or 503) for a request whose body is still to come, so that a client
+  /// without the token is refused before the server reads, and holds, up to 16 MiB of it.
+  private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
+    do {
+      if isStopping { throw ServiceError.unavailable("the service is shutting down") }
+      if request.path != "/healthz" {
+        try refuseForeignPages(request)
+        try authorize(request)
+      }
+      return nil
+    } catch {
+      let response = Self.serviceError(error).response
+      monitor.noteRequest(status: response.status)
+      return response
+    }
+  }
+
   private func route(_ request: HTTPRequest) throws -> HTTPResponse {
     if isStopping { throw ServiceError.unavailable("the service is shutting down") }
     let path = request.path
-    if path != "/healthz" { try authorize(request) }
+    // A browser's CORS preflight never carries credentials, so it is answered before the
+    // token check; it reveals nothing but the allowed methods and headers.
     if request.method == "OPTIONS", configuration.corsOrigin != nil {
       return HTTPResponse(
         status: 204, contentType: "text/plain", body: [],
@@ -111,6 +131,10 @@ package final class MissionService: @unchecked Sendable {
           ("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS"),
           ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
         ])
+    }
+    if path != "/healthz" {
+      try refuseForeignPages(request)
+      try authorize(request)
     }
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     switch (parts.count, parts.dropFirst().first ?? "") {
@@ -144,14 +168,13 @@ package final class MissionService: @unchecked Sendable {
       return try events(request)
     case (3, "missions"):
       try allow(request, ["GET", "POST"])
-      return request.method == "GET" ? try missions(request) : try importMissions(request)
+      return request.isRead ? try missions(request) : try importMissions(request)
     case (4, "missions"):
       try allow(request, ["GET", "PUT", "DELETE"])
-      switch request.method {
-      case "GET": return try mission(parts[3])
-      case "PUT": return try replaceMission(parts[3], request)
-      default: return try removeMission(parts[3])
-      }
+      // HEAD is a GET without the body: it must never reach PUT or DELETE.
+      if request.isRead { return try mission(parts[3]) }
+      if request.method == "PUT" { return try replaceMission(parts[3], request) }
+      return try removeMission(parts[3])
     case (5, "missions"):
       return try missionResource(parts[3], parts[4], request)
     default:
@@ -159,12 +182,49 @@ package final class MissionService: @unchecked Sendable {
     }
   }
 
+  /// Refuses what a web page elsewhere can make a browser send without asking: on a
+  /// loopback listener without a token, a `Host` that is not loopback (DNS rebinding; with
+  /// a token the page lacks it anyway, and a reverse proxy may pass its own name), and for
+  /// a write, an `Origin` that is neither this service nor `--cors-origin` (cross-site
+  /// request forgery: any page can POST a form to `/v1/missions/ID/cancel`).
+  private func refuseForeignPages(_ request: HTTPRequest) throws {
+    let host = request.header("host")
+    if configuration.listensOnLoopback, configuration.token == nil, let host,
+      !Self.isLoopbackHost(host)
+    {
+      throw ServiceError.forbidden(
+        "Host '\(Self.oneLine(host, limit: 100))' is not this loopback service's address")
+    }
+    guard !request.isRead, request.method != "OPTIONS", let origin = request.header("origin")
+    else { return }
+    if origin == configuration.corsOrigin { return }
+    if let host, origin == "http://\(host)" { return }
+    throw ServiceError.forbidden(
+      "a \(request.method) from the page at '\(Self.oneLine(origin, limit: 100))' is refused")
+  }
+
+  /// Whether a `Host` header names a loopback address (`127.x.y.z`, `[::1]`, `localhost`),
+  /// with or without a port.
+  static func isLoopbackHost(_ host: String) -> Bool {
+    var name = Substring(host.lowercased())
+    if name.hasPrefix("[") {
+      name = name.dropFirst().prefix { $0 != "]" }
+    } else if let colon = name.lastIndex(of: ":") {
+      name = name[..<colon]
+    }
+    if name == "localhost" || name == "::1" { return true }
+    var address = in_addr()
+    return name.hasPrefix("127.") && inet_pton(AF_INET, String(name), &address) == 1
+  }
+
   private func authorize(_ request: HTTPRequest) throws {
     guard let token = configuration.token else { return }
-    let given = request.header("authorization") ?? ""
-    let prefix = "Bearer "
-    guard given.hasPrefix(prefix),
-      Self.constantTimeEqual(Array(given.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8))
+    // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared exactly.
+    let given = Array((request.header("authorization") ?? "").utf8)
+    let scheme = Array("bearer ".utf8)
+    guard given.count > scheme.count,
+      given.prefix(scheme.count).map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 }),
+      Self.constantTimeEqual(Array(given.dropFirst(scheme.count)), Array(token.utf8))
     else {
       throw ServiceError.unauthorized("a valid 'Authorization: Bearer TOKEN' header is required")
     }
@@ -182,7 +242,7 @@ package final class MissionService: @unchecked Sendable {
   }
 
   func allow(_ request: HTTPRequest, _ methods: [String]) throws {
-    let effective = request.method == "HEAD" ? "GET" : request.method
+    let effective = request.isRead ? "GET" : request.method
     guard methods.contains(effective) else {
       throw ServiceError.methodNotAllowed(request.method, allowed: methods)
     }
@@ -203,6 +263,10 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
+      case .invalidMissionFile(_, _, _, _, let reason) where reason.contains("missions_one_tracked"):
+        // The schema's one-tracked-mission index: an import that would make a second
+        // mission active.
+        return .conflict(oneLine("another mission is already active or arrived (\(error))"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
       case .duplicateMission, .trackingLeaseHeld: return .conflict(oneLine("\(error)"))

@@ -7,10 +7,11 @@ extension HTTPRequest {
   func double(_ name: String, in range: ClosedRange<Double>) throws(ServiceError) -> Double? {
     guard let text = query[name] else { return nil }
     guard let value = Double(text), value.isFinite else {
-      throw .badRequest("\(name) must be a number, got '\(text.prefix(64))'")
+      throw .badRequest("\(name) must be a number, got '\(Self.shown(text))'")
     }
     guard range.contains(value) else {
-      throw .invalid("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(text)")
+      throw .invalid(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
     }
     return value
   }
@@ -19,13 +20,17 @@ extension HTTPRequest {
   func int(_ name: String, in range: ClosedRange<Int>) throws(ServiceError) -> Int? {
     guard let text = query[name] else { return nil }
     guard let value = Int(text) else {
-      throw .badRequest("\(name) must be an integer, got '\(text.prefix(64))'")
+      throw .badRequest("\(name) must be an integer, got '\(Self.shown(text))'")
     }
     guard range.contains(value) else {
-      throw .invalid("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(text)")
+      throw .invalid(
+        "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(text))")
     }
     return value
   }
+
+  /// A client's value in an error message: on one line, at most 64 characters.
+  static func shown(_ text: String) -> String { MissionService.oneLine(text, limit: 64) }
 
   /// The `state` argument: nil when absent, `.some(nil)` for `any`, else the state.
   func stateFilter() throws(ServiceError) -> MissionState?? {
@@ -33,7 +38,7 @@ extension HTTPRequest {
     if text == "any" { return .some(nil) }
     guard let state = MissionState(rawValue: text) else {
       let names = MissionState.allCases.map(\.rawValue).joined(separator: ", ")
-      throw .invalid("state must be one of \(names) or any, got '\(text.prefix(64))'")
+      throw .invalid("state must be one of \(names) or any, got '\(Self.shown(text))'")
     }
     return .some(state)
   }

@@ -7,6 +7,8 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
   var status: Int
   /// One line for the client.
   var message: String
+  /// For 405: the methods the path allows, sent as the `Allow` header (RFC 9110 §15.5.6).
+  var allowedMethods: [String] = []
 
   var description: String { message }
 
@@ -19,6 +21,9 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
     body.addRaw("error", json: error.result)
     var response = HTTPResponse.json(body.result, status: status)
     if status == 401 { response.headers.append((name: "WWW-Authenticate", value: "Bearer")) }
+    if !allowedMethods.isEmpty {
+      response.headers.append((name: "Allow", value: allowedMethods.joined(separator: ", ")))
+    }
     return response
   }
 
@@ -27,6 +32,9 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
   }
   static func unauthorized(_ message: String) -> ServiceError {
     ServiceError(status: 401, message: message)
+  }
+  static func forbidden(_ message: String) -> ServiceError {
+    ServiceError(status: 403, message: message)
   }
   static func notFound(_ message: String) -> ServiceError {
     ServiceError(status: 404, message: message)
@@ -53,9 +61,14 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
   static func listen(_ message: String) -> ServiceError {
     ServiceError(status: 0, message: message)
   }
-  /// `method` is not one of `allowed` on this path.
+  /// `method` is not one of `allowed` on this path; GET allows HEAD too, so `Allow` names
+  /// both.
   static func methodNotAllowed(_ method: String, allowed: [String]) -> ServiceError {
-    ServiceError(
-      status: 405, message: "\(method) is not allowed here; use \(allowed.joined(separator: ", "))")
+    let methods = allowed.flatMap { $0 == "GET" ? ["GET", "HEAD"] : [$0] }
+    return ServiceError(
+      status: 405,
+      message: "\(MissionService.oneLine(method, limit: 32)) is not allowed here; use "
+        + methods.joined(separator: ", "),
+      allowedMethods: methods)
   }
 }

@@ -21,43 +21,37 @@ final class ServiceMonitor: @unchecked Sendable {
   private let lock = NSLock()
   private var requests: [Int: Int] = [:]
   private var events: [String: Int] = [:]
-  private var rejections: [String: Int] = [:]
   private var source = SourceView()
 
   /// Counts one answered request.
   func noteRequest(status: Int) { lock.withLock { requests[status, default: 0] += 1 } }
 
-  /// Takes in events the engine published (received at wall time `now`).
-  func note(_ batch: [TrackingEvent], now: Date = Date()) {
+  /// Takes in an event the engine published (received at wall time `now`).
+  func note(_ event: TrackingEvent, now: Date = Date()) {
     lock.withLock {
-      for event in batch {
-        events[event.type, default: 0] += 1
-        switch event.kind {
-        case .fix(let fix, _, _):
-          source.lastFixTime = fix.time
-          source.lastFixReceived = now
-          source.status = "connected"
-          source.downSince = nil
-        case .source(let kind, let detail):
-          source.status = kind.rawValue
-          source.detail = detail
-          switch kind {
-          case .connected, .gap: source.downSince = nil
-          case .ended: source.downSince = nil
-          case .disconnected, .reconnecting, .silent, .noFix:
-            if source.downSince == nil { source.downSince = now }
-          }
-        case .rejected(let reason, let count):
-          rejections[reason, default: 0] += count
-        case .state(_, let to) where !to.isTracking:
-          source.status = "idle"
-          source.detail = ""
-          source.downSince = nil
-        case .state(_, let to) where to == .active:
-          source.status = "connecting"
-          source.downSince = nil
-        default: break
+      events[event.type, default: 0] += 1
+      switch event.kind {
+      case .fix(let fix, _, _):
+        source.lastFixTime = fix.time
+        source.lastFixReceived = now
+        source.status = "connected"
+        source.downSince = nil
+      case .source(let kind, let detail):
+        source.status = kind.rawValue
+        source.detail = detail
+        switch kind {
+        case .connected, .gap, .ended: source.downSince = nil
+        case .disconnected, .reconnecting, .silent, .noFix:
+          if source.downSince == nil { source.downSince = now }
         }
+      case .state(_, let to) where !to.isTracking:
+        source.status = "idle"
+        source.detail = ""
+        source.downSince = nil
+      case .state(_, let to) where to == .active:
+        source.status = "connecting"
+        source.downSince = nil
+      default: break
       }
     }
   }
@@ -65,9 +59,8 @@ final class ServiceMonitor: @unchecked Sendable {
   /// The source's view now.
   var sourceView: SourceView { lock.withLock { source } }
 
-  /// Counts so far: requests by status, events by type, rejected fixes by reason (from the
-  /// summaries of ended sessions).
-  var counts: (requests: [Int: Int], events: [String: Int], rejections: [String: Int]) {
-    lock.withLock { (requests, events, rejections) }
+  /// Counts so far: requests by status, events by type.
+  var counts: (requests: [Int: Int], events: [String: Int]) {
+    lock.withLock { (requests, events) }
   }
 }

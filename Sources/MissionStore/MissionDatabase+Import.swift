@@ -45,32 +45,134 @@ extension MissionDatabase {
     _ bytes: [UInt8], format: MissionFileFormat, fileName: String,
     replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> ImportSummary {
+    if format == .csv {
+      let plan = try MissionFileReader.csvPlan(bytes, file: fileName)
+      if plan.chunks > 1 {
+        return try importPipelined(
+          plan, replacingExisting: replacingExisting, at: time, fileName: fileName)
+      }
+    }
     let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     return try withConnection { connection in
       let replaced = try connection.transaction {
-        var replaced = 0
-        for record in records {
-          do {
-            if try insertMissionLocked(
-              record.mission, properties: record.properties, replace: replacingExisting,
-              updated: microseconds(time), connection)
-            {
-              replaced += 1
-            }
-          } catch StoreError.duplicateMission(let id) {
-            throw StoreError.invalidMissionFile(
-              file: fileName, line: record.line, field: "id", value: id,
-              reason: "a mission with this id is already stored")
-          } catch StoreError.sqlite(let code, let message, _) where code & 0xFF == 19 {
-            // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
-            throw StoreError.invalidMissionFile(
-              file: fileName, line: record.line, field: nil, value: nil, reason: message)
-          }
+        try withBulkLoadLocked(adding: records.count, connection) {
+          try storeLocked(records, replace: replacingExisting, at: time, fileName, connection)
         }
-        return replaced
       }
       return ImportSummary(
         format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
     }
+  }
+
+  /// Imports a large CSV while it is validated: chunks are validated on every core in the
+  /// background and stored in file order as they become ready, so SQLite works while later
+  /// rows are still being checked.
+  ///
+  /// The answer is the one a pass that validates everything first would give: a bad value
+  /// anywhere in the file wins over a duplicate id within it, which wins over a row the
+  /// database refuses (a stored id, a second tracked mission). After a duplicate or a
+  /// refusal nothing more is stored, but the remaining chunks are still checked before the
+  /// transaction is rolled back.
+  private func importPipelined(
+    _ plan: MissionFileReader.CSVPlan, replacingExisting: Bool, at time: Date,
+    fileName: String
+  ) throws -> ImportSummary {
+    let handOver = ChunkHandOver<Result<[MissionRecord], StoreError>>(count: plan.chunks)
+    handOver.produce { chunk in
+      Result { () throws(StoreError) -> [MissionRecord] in
+        try MissionFileReader.csvChunk(plan, chunk)
+      }
+    }
+    var ids: [String] = []
+    ids.reserveCapacity(plan.recordCount)
+    let replaced = try withConnection { connection in
+      try connection.transaction {
+        try withBulkLoadLocked(adding: plan.recordCount, connection) {
+          var firstLine: [String: Int] = [:]
+          firstLine.reserveCapacity(plan.recordCount)
+          var duplicate: StoreError?
+          var refused: (any Error)?
+          var replaced = 0
+          for chunk in 0..<plan.chunks {
+            let records: [MissionRecord]
+            switch handOver.take(chunk) {
+            case .success(let validated): records = validated
+            case .failure(let error):
+              // The first bad value in file order (every earlier chunk was valid).
+              handOver.cancel()
+              throw error
+            }
+            if duplicate == nil {
+              for index in records.indices {
+                let id = records[index].mission.id
+                let line = records[index].line
+                if let first = firstLine.updateValue(line, forKey: id) {
+                  duplicate = .invalidMissionFile(
+                    file: fileName, line: line, field: "id", value: id,
+                    reason: "duplicate id (first on line \(first))")
+                  break
+                }
+              }
+            }
+            guard duplicate == nil, refused == nil else { continue }
+            for index in records.indices { ids.append(records[index].mission.id) }
+            do {
+              replaced += try storeLocked(
+                records, replace: replacingExisting, at: time, fileName, connection)
+            } catch {
+              refused = error
+            }
+          }
+          if let duplicate { throw duplicate }
+          if let refused { throw refused }
+          return replaced
+        }
+      }
+    }
+    return ImportSummary(format: .csv, missionIDs: ids, replacedCount: replaced)
+  }
+
+  /// Stores validated records inside the caller's transaction; a refused record fails with
+  /// its line. Returns how many replaced a stored mission.
+  private func storeLocked(
+    _ records: [MissionRecord], replace: Bool, at time: Date, _ fileName: String,
+    _ connection: SQLiteConnection
+  ) throws -> Int {
+    let writer = try MissionWriter(connection)
+    let updated = microseconds(time)
+    func refused(_ record: MissionRecord, _ error: any Error) -> any Error {
+      switch error {
+      case StoreError.duplicateMission(let id):
+        StoreError.invalidMissionFile(
+          file: fileName, line: record.line, field: "id", value: id,
+          reason: "a mission with this id is already stored")
+      case StoreError.sqlite(let code, let message, _) where code & 0xFF == 19:
+        // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
+        StoreError.invalidMissionFile(
+          file: fileName, line: record.line, field: nil, value: nil, reason: message)
+      default: error
+      }
+    }
+    if !replace {
+      try writer.insertNew(
+        records.map { ($0.mission, $0.properties) }, updated: updated, connection
+      ) { index, error in throw refused(records[index], error) }
+      return 0
+    }
+    var replaced = 0
+    for record in records {
+      do {
+        // Record ids are already in NFC (`MissionRecord.validate`).
+        if try writer.write(
+          record.mission, properties: record.properties, replace: replace,
+          updated: updated)
+        {
+          replaced += 1
+        }
+      } catch {
+        throw refused(record, error)
+      }
+    }
+    return replaced
   }
 }

@@ -19,68 +19,30 @@ extension MissionDatabase {
   /// Adds missions in one transaction: all or none.
   ///
   /// A mission's state is stored as given (no transition is recorded: this is data entry,
-  /// like an import).
+  /// like an import). Many missions at once are a bulk load (`withBulkLoadLocked`).
   /// - Throws: `StoreError.duplicateMission` when an id is already stored (nothing added),
   ///   `StoreError.sqlite` (for example a radius ≤ 0).
   /// - Complexity: O(n log N).
   public func insert(_ missions: some Sequence<Mission>, at time: Date = Date()) throws {
+    // Not added to `knownMissions`: the transaction may still roll back, and the recorder
+    // looks ids up on first use anyway.
+    let missions = Array(missions)
     try withConnection { connection in
       try connection.transaction {
-        for mission in missions {
-          try insertMissionLocked(
-            mission, properties: "{}", replace: false, updated: microseconds(time), connection)
+        try withBulkLoadLocked(adding: missions.count, connection) {
+          try MissionWriter(connection).insertNew(
+            missions.map { (normalized($0), "{}") }, updated: microseconds(time), connection
+          ) { _, error in throw error }
         }
       }
     }
   }
 
-  /// Inserts (or, with `replace`, updates) one mission inside the caller's transaction; its
-  /// id is stored in NFC (`MissionID`).
-  /// - Returns: Whether a stored mission was replaced.
-  @discardableResult
-  func insertMissionLocked(
-    _ given: Mission, properties: String, replace: Bool, updated: Int64,
-    _ connection: SQLiteConnection
-  ) throws -> Bool {
-    var mission = given
-    mission.id = MissionID.normalized(given.id)
-    let exists = try connection.cached("SELECT 1 FROM missions WHERE id = ?")
-    try exists.bind(mission.id, at: 1)
-    let existed = try exists.step()
-    exists.reset()
-    if existed && !replace { throw StoreError.duplicateMission(mission.id) }
-    let upsert = try connection.cached(
-      """
-      INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-        deadline_us, state, properties, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
-        lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
-        currency = excluded.currency, address = excluded.address,
-        deadline_us = excluded.deadline_us, state = excluded.state,
-        properties = excluded.properties, updated_us = excluded.updated_us
-      """)
-    try upsert.bind(mission.id, at: 1)
-    try upsert.bind(mission.title, at: 2)
-    try upsert.bind(mission.coordinate.latitude, at: 3)
-    try upsert.bind(mission.coordinate.longitude, at: 4)
-    try upsert.bind(mission.geofenceRadiusMeters, at: 5)
-    try upsert.bind(mission.reward, at: 6)
-    try upsert.bind(mission.currency, at: 7)
-    try upsert.bind(mission.address, at: 8)
-    try upsert.bind(mission.deadline.map(microseconds), at: 9)
-    try upsert.bind(mission.state.rawValue, at: 10)
-    try upsert.bind(properties, at: 11)
-    try upsert.bind(updated, at: 12)
-    try upsert.run()
-    if !existed {
-      // The change feed (an update's entry comes from the `missions_change_update` trigger).
-      let log = try connection.cached("INSERT INTO mission_changes (id) VALUES (?)")
-      try log.bind(mission.id, at: 1)
-      try log.run()
-    }
-    // Not added to `knownMissions`: the transaction may still roll back, and the recorder
-    // looks ids up on first use anyway.
-    return existed
+  /// `mission` with its id in NFC (`MissionID`), as the store keeps it.
+  func normalized(_ mission: Mission) -> Mission {
+    var normalized = mission
+    normalized.id = MissionID.normalized(mission.id)
+    return normalized
   }
 
   /// Every mission, ordered by id, optionally only those in `state`.

@@ -17,7 +17,11 @@ extension MissionDatabase: TrackingStore {
   public func changes(after token: Int64?) throws -> MissionChanges {
     try withConnection { connection in
       let version = try connection.integer("PRAGMA data_version") ?? 0
-      if let token, version == observedDataVersion {
+      // data_version moves only with other connections' commits; this connection's own
+      // writes (an import, replace or removal through the service) move the log's last seq.
+      if let token, version == observedDataVersion,
+        try connection.integer("SELECT coalesce(max(seq), 0) FROM mission_changes") == token
+      {
         return MissionChanges(token: token, missions: [])
       }
       return try connection.transactionForReading {

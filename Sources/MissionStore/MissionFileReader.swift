@@ -24,13 +24,15 @@ enum MissionFileReader {
         : try geoJSON(root, file: file, source: bytes)
     }
     var firstLine: [String: Int] = [:]
-    for record in records {
-      if let first = firstLine[record.mission.id] {
+    firstLine.reserveCapacity(records.count)
+    for index in records.indices {
+      let id = records[index].mission.id
+      let line = records[index].line
+      if let first = firstLine.updateValue(line, forKey: id) {
         throw .invalidMissionFile(
-          file: file, line: record.line, field: "id", value: record.mission.id,
+          file: file, line: line, field: "id", value: id,
           reason: "duplicate id (first on line \(first))")
       }
-      firstLine[record.mission.id] = record.line
     }
     return records
   }
@@ -41,7 +43,22 @@ enum MissionFileReader {
     return first == UInt8(ascii: "{") ? .geojson : .json
   }
 
-  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+  /// A CSV split into records and checked up to its header, with its data rows in chunks
+  /// that validate independently (`csvChunk`), in file order.
+  struct CSVPlan: Sendable {
+    let rows: [CSVReader.Record]
+    let names: [String]
+    let known: [Bool]
+    let file: String
+    /// Number of chunks (1 for a small file).
+    let chunks: Int
+    /// Number of data rows.
+    var recordCount: Int { rows.count - 1 }
+  }
+
+  /// Reads a CSV's records and header.
+  /// - Throws: `StoreError.invalidMissionFile` for a malformed file or header.
+  static func csvPlan(_ bytes: [UInt8], file: String) throws(StoreError) -> CSVPlan {
     let rows: [CSVReader.Record]
     do {
       rows = try CSVReader.records(bytes)
@@ -68,9 +85,46 @@ enum MissionFileReader {
         file: file, line: header.line, field: required, value: nil,
         reason: "the header must name id, lat and lon")
     }
+    let body = rows.count - 1
+    return CSVPlan(
+      rows: rows, names: names, known: names.map { MissionRecord.knownFields.contains($0) },
+      file: file, chunks: body < 2 * csvChunkRows ? 1 : min(64, body / csvChunkRows))
+  }
+
+  /// The validated records of chunk `chunk` of `plan`.
+  /// - Throws: `StoreError.invalidMissionFile` for the chunk's first bad record.
+  static func csvChunk(_ plan: CSVPlan, _ chunk: Int) throws(StoreError) -> [MissionRecord] {
+    let body = plan.recordCount
+    return try csvRecords(
+      plan.rows, from: 1 + body * chunk / plan.chunks, to: 1 + body * (chunk + 1) / plan.chunks,
+      names: plan.names, known: plan.known, file: plan.file)
+  }
+
+  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+    let plan = try csvPlan(bytes, file: file)
+    // Records are validated independently, so a large file is validated in chunks on every
+    // core; the first error in file order is the one reported, as in one pass.
+    let parts = ParallelChunks.map(count: plan.chunks) { chunk in
+      Result { () throws(StoreError) -> [MissionRecord] in try csvChunk(plan, chunk) }
+    }
     var records: [MissionRecord] = []
-    records.reserveCapacity(rows.count - 1)
-    for row in rows.dropFirst() {
+    records.reserveCapacity(plan.recordCount)
+    for part in parts { records.append(contentsOf: try part.get()) }
+    return records
+  }
+
+  /// Rows per chunk of parallel CSV validation, at least.
+  static let csvChunkRows = 16_384
+
+  /// Validates `rows[start..<end]` of a CSV whose header gave `names`.
+  private static func csvRecords(
+    _ rows: [CSVReader.Record], from start: Int, to end: Int, names: [String], known: [Bool],
+    file: String
+  ) throws(StoreError) -> [MissionRecord] {
+    var records: [MissionRecord] = []
+    records.reserveCapacity(end - start)
+    for index in start..<end {
+      let row = rows[index]
       guard row.fields.count == names.count else {
         throw .invalidMissionFile(
           file: file, line: row.line, field: nil, value: nil,
@@ -78,9 +132,10 @@ enum MissionFileReader {
       }
       var fields: [MissionRecord.Field] = []
       fields.reserveCapacity(names.count)
-      for (name, text) in zip(names, row.fields) {
+      for ((name, text), isKnown) in zip(zip(names, row.fields), known) {
+        // Only an unknown field is kept verbatim (as JSON text); a known one never is.
         var json = ""
-        JSONObjectWriter.appendQuoted(text, to: &json)
+        if !isKnown { JSONObjectWriter.appendQuoted(text, to: &json) }
         fields.append(.init(name: name, value: .text(text), line: row.line, json: json))
       }
       records.append(

@@ -24,6 +24,21 @@ struct MissionRecord {
     let json: String
   }
 
+  /// The known fields of one record by name: a short list searched in order, cheaper than
+  /// a dictionary for the handful a record has (a dictionary per record was a tenth of a
+  /// large import).
+  private struct FieldTable {
+    private var fields: [Field] = []
+
+    subscript(name: String) -> Field? {
+      get { fields.first { $0.name == name } }
+      set {
+        fields.removeAll { $0.name == name }
+        if let newValue { fields.append(newValue) }
+      }
+    }
+  }
+
   let mission: Mission
   let properties: String
   let line: Int
@@ -46,7 +61,7 @@ struct MissionRecord {
   static func validate(
     _ fields: [Field], line: Int, geometry: Coordinate?, file: String, fallbackID: Field? = nil
   ) throws(StoreError) -> MissionRecord {
-    var known: [String: Field] = [:]
+    var known = FieldTable()
     var extra: [Field] = []
     for field in fields {
       if case .null = field.value { continue }
@@ -86,7 +101,7 @@ struct MissionRecord {
       let literal: String
       switch field.value {
       case .number(let n): literal = n
-      case .text(let t): literal = t.trimmingCharacters(in: .whitespaces)
+      case .text(let t): literal = t.trimmingWhitespace
       default: throw bad(field, "expected a number")
       }
       let allowed = literal.utf8.allSatisfy { b in
@@ -103,7 +118,7 @@ struct MissionRecord {
       throw .invalidMissionFile(
         file: file, line: line, field: "id", value: nil, reason: "the id is required")
     }
-    if id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, let field = known["id"] {
+    if id.isBlank, let field = known["id"] {
       throw bad(field, "the id must not be blank")
     }
     let coordinate: Coordinate
@@ -136,14 +151,14 @@ struct MissionRecord {
     }
     let reward = try text("reward")
     if let reward, let field = known["reward"] {
-      let trimmed = reward.trimmingCharacters(in: .whitespaces)
+      let trimmed = reward.trimmingWhitespace
       guard let value = Double(trimmed), value.isFinite, value >= 0,
         trimmed.utf8.allSatisfy({ (48...57).contains($0) || $0 == UInt8(ascii: ".") })
       else { throw bad(field, "expected a decimal amount >= 0") }
     }
     var currency = try text("currency")
     if let code = currency, let field = known["currency"] {
-      let upper = code.trimmingCharacters(in: .whitespaces).uppercased()
+      let upper = code.trimmingWhitespace.uppercased()
       guard upper.utf8.count == 3, upper.utf8.allSatisfy({ (65...90).contains($0) }) else {
         throw bad(field, "expected a 3-letter ISO 4217 code")
       }
@@ -151,14 +166,14 @@ struct MissionRecord {
     }
     var deadline: Date?
     if let text = try text("deadline"), let field = known["deadline"] {
-      guard let parsed = UTCTime.parse(text.trimmingCharacters(in: .whitespaces)),
+      guard let parsed = UTCTime.parse(text.trimmingWhitespace),
         parsed.hadZone
       else { throw bad(field, "expected an RFC 3339 time with a zone, e.g. 2026-05-01T12:00:00Z") }
       deadline = parsed.date
     }
     var state = MissionState.open
     if let text = try text("state"), let field = known["state"] {
-      guard let parsed = MissionState(rawValue: text.trimmingCharacters(in: .whitespaces)) else {
+      guard let parsed = MissionState(rawValue: text.trimmingWhitespace) else {
         throw bad(
           field,
           "expected one of " + MissionState.allCases.map(\.rawValue).joined(separator: ", "))
@@ -167,7 +182,7 @@ struct MissionRecord {
     }
     let mission = Mission(
       id: id, title: try text("title") ?? "", coordinate: coordinate,
-      geofenceRadiusMeters: radius, reward: reward?.trimmingCharacters(in: .whitespaces),
+      geofenceRadiusMeters: radius, reward: reward?.trimmingWhitespace,
       currency: currency, address: try text("address"), deadline: deadline, state: state)
     var properties = "{"
     for (i, field) in extra.enumerated() {

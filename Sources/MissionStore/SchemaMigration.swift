@@ -13,7 +13,35 @@ struct SchemaMigration: Sendable {
     SchemaMigration(version: 1, name: "initial schema", sql: initialSchema),
     SchemaMigration(version: 2, name: "compact fix events", sql: compactFixEvents),
     SchemaMigration(version: 3, name: "one tracked mission, change feed", sql: engineSupport),
+    SchemaMigration(version: 4, name: "spatial cell index, deadline index", sql: spatialIndex),
   ]
+
+  /// Version 4, so one-shot commands answer from indexes instead of reading every mission.
+  ///
+  /// - `missions_by_cell`: the mission's cell of a fixed 1/64° grid
+  ///   (`MissionCell.sqlExpression`, an expression of `lat` and `lon` kept in step by SQLite
+  ///   itself on every insert, update and delete, with no trigger and no code path to
+  ///   forget), then `state`, `lat`, `lon` and the id every index of a WITHOUT ROWID table
+  ///   carries. A nearby query reads a few key ranges of it and nothing else
+  ///   (`nearbyMissions`), the state filter inside them; the bulk location read for the
+  ///   in-memory grid is still a covering scan. The cell leads because an integer first
+  ///   column that nearly always decides a comparison halves the time to build the index
+  ///   (0.8 s against 1.5 s for a million missions, where nearly all have one state). It
+  ///   replaces `missions_by_state`, which served the bulk read but not the spatial one:
+  ///   one index to maintain on an import, not two. Listing by state reads the table in id
+  ///   order instead, which is what it returns.
+  /// - `missions_by_deadline`: missions with a deadline by state and deadline, so the expiry
+  ///   every command runs first (`expireDue`) reads the due ones instead of every open
+  ///   mission.
+  /// The cell expression is frozen here: queries must spell it the same way (a test pins it).
+  static let spatialIndex = """
+    DROP INDEX missions_by_state;
+    CREATE INDEX missions_by_cell ON missions (
+      (CAST((lat + 90.0) * 64.0 AS INTEGER) * 23041 + CAST((lon + 180.0) * 64.0 AS INTEGER)),
+      state, lat, lon);
+    CREATE INDEX missions_by_deadline ON missions (state, deadline_us)
+      WHERE deadline_us IS NOT NULL;
+    """
 
   /// Version 3, for the engine.
   ///

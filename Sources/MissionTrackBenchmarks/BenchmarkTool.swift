@@ -11,6 +11,7 @@ public enum BenchmarkTool {
     StoreBenchmark.self,
     NearbyBenchmark.self,
     ReplayBenchmark.self,
+    OneShotBenchmark.self,
   ]
 
   /// The overview `--help` prints.

@@ -59,15 +59,8 @@ enum MissionsShowCommand: Command {
       extra.add("track_fixes", fixCount)
       extra.add("inside", fence.isInside)
       extra.addIfPresent("inside_since", fence.insideSince.map { UTCTime.format($0) })
-      let log = transitions.map { transition -> String in
-        var item = JSONObjectWriter()
-        item.add("action", transition.action.rawValue)
-        item.add("from", transition.from.rawValue)
-        item.add("to", transition.to.rawValue)
-        item.add("time", UTCTime.format(transition.time))
-        return item.result
-      }
-      extra.addRaw("transitions", json: "[" + log.joined(separator: ",") + "]")
+      let log = transitions.map(\.jsonObject).joined(separator: ",")
+      extra.addRaw("transitions", json: "[" + log + "]")
       out += "," + extra.result.dropFirst()
       console.out(out)
       return 0

@@ -2,7 +2,7 @@ import Foundation
 import MissionProximity
 import MissionTracking
 
-/// `missiontrack nearby`: missions near a point, nearest first, from the spatial grid index.
+/// `missiontrack nearby`: missions near a point, nearest first, from the database's spatial index.
 enum NearbyCommand: Command {
   static let name = "nearby"
   static let summary = "Missions near a point, nearest first (radius and/or k nearest)"
@@ -16,9 +16,9 @@ enum NearbyCommand: Command {
                           [--state STATE | --all] [--json] [--db PATH]
 
     DESCRIPTION
-      Builds the spatial grid index of the stored missions and prints those near the point,
-      nearest first (ties by id), with the great-circle distance (haversine, IUGG mean
-      radius). The filter is applied before the limit, so --k gives the K nearest missions
+      Reads the missions near the point from the database's spatial index (the other
+      missions are not loaded) and prints them, nearest first (ties by id), with the
+      great-circle distance (haversine, IUGG mean radius). The filter is applied before the limit, so --k gives the K nearest missions
       that match it.
         neither --radius nor --k   missions within 1000 m
         --radius M                 every mission within M metres (boundary inclusive)
@@ -69,11 +69,13 @@ enum NearbyCommand: Command {
     if radius == nil, k == nil { radius = defaultRadiusMeters }
     let center = try Coordinate(latitude: lat, longitude: lon)
     let database = try db.open(readOnly: true)
-    let index = try CLIError.runtime { try database.proximityIndex() }
-    let filter: ((MissionState) -> Bool)? = state.map { wanted in { $0 == wanted } }
+    // Answered from the database's spatial index: only the missions near the point are read.
     let matches: [ProximityMatch] = try CLIError.runtime {
-      if let k { return try index.nearest(k, to: center, within: radius, where: filter) }
-      return try index.missions(within: radius ?? defaultRadiusMeters, of: center, where: filter)
+      if let k {
+        return try database.nearbyMissions(within: radius, of: center, limit: k, state: state)
+      }
+      return try database.nearbyMissions(
+        within: radius ?? defaultRadiusMeters, of: center, state: state)
     }
     var table = TextTable(header: ["ID", "TITLE", "REWARD", "DISTANCE"], rightAligned: [2, 3])
     for match in matches {

@@ -27,6 +27,11 @@ enum ServeCommand: Command {
       connection to gpsd and no open device. With --replay the trace is the receiver: it
       is read from its start each time a mission becomes active.
 
+      What a web page elsewhere could make a browser send is refused (403): on a loopback
+      address without --token-file, a request whose Host is not loopback (DNS rebinding);
+      and a POST, PUT or DELETE whose Origin is neither the service itself nor
+      --cors-origin (request forgery).
+
       Prints 'serving on http://HOST:PORT' on standard error when ready (with port 0, the
       port the system picked). SIGINT and SIGTERM stop it cleanly within 2 s: open event
       streams end, the held-back fix is recorded, the source is closed, exit 0. Under
@@ -171,8 +176,17 @@ enum ServeCommand: Command {
       port = text[text.index(after: colon)...]
     }
     if host == "localhost" { host = "127.0.0.1" }
-    guard !host.isEmpty, let number = UInt16(port) else { throw usage }
+    guard !host.isEmpty, let number = UInt16(port), isNumericAddress(String(host)) else {
+      throw usage
+    }
     return (String(host), number)
+  }
+
+  /// Whether `host` is a numeric IPv4 or IPv6 address: a name would otherwise pass as
+  /// "not loopback" and fail only when the server starts (exit 1, not 64).
+  static func isNumericAddress(_ host: String) -> Bool {
+    var address = in6_addr()
+    return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
   }
 
   /// The token in `path`: its first line, trimmed; at least 16 characters.

@@ -18,6 +18,14 @@ public struct CleaningSummary: Sendable, Hashable {
   /// All rejections.
   public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 
+  /// Adds the counts of `other` (for totals over several sessions).
+  package mutating func add(_ other: CleaningSummary) {
+    reports += other.reports
+    merged += other.merged
+    accepted += other.accepted
+    for (reason, count) in other.rejected { rejected[reason, default: 0] += count }
+  }
+
   /// The non-zero rejection counts in pipeline order.
   public var rejectionsInOrder: [(reason: RejectionReason, count: Int)] {
     RejectionReason.allCases.compactMap { reason in

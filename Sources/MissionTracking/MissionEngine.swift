@@ -96,6 +96,8 @@ public actor MissionEngine {
   public private(set) var failure: String?
   /// The cleaning counts of the last tracking session that ended.
   public private(set) var lastSummary: CleaningSummary?
+  /// The cleaning counts of every session that ended.
+  private var endedSummary = CleaningSummary()
 
   /// Creates an engine; nothing is loaded or opened until `open()`.
   /// - Parameters:
@@ -164,6 +166,14 @@ public actor MissionEngine {
   /// The cleaning counts of the current session.
   public var summary: CleaningSummary? { session?.pipeline.summary }
 
+  /// The cleaning counts of every session since the engine was created, the current one
+  /// included (for a service's metrics).
+  package var totalSummary: CleaningSummary {
+    var total = endedSummary
+    if let current = session?.pipeline.summary { total.add(current) }
+    return total
+  }
+
   /// Missions within `radiusMeters` of `coordinate`, nearest first (ties by id), optionally
   /// only those whose state passes `filter` (applied before `limit`).
   /// - Throws: `ProximityError` for a bad radius or limit.
@@ -207,16 +217,17 @@ public actor MissionEngine {
     async throws -> MissionTransition?
   {
     await acquire()
-    let outcome: (transition: MissionTransition?, stopped: Task<Void, Never>?)
+    var taken: MissionTransition?
+    var stopped: Task<Void, Never>?
     do {
-      outcome = try await transition(action, on: id, at: time ?? clock.now())
+      (taken, stopped) = try await transition(action, on: id, at: time ?? clock.now())
     } catch {
       release()
       throw error
     }
     release()
-    await outcome.stopped?.value
-    return outcome.transition
+    await stopped?.value
+    return taken
   }
 
   /// Expires every open or accepted mission whose deadline has passed at `now` (default:
@@ -412,6 +423,7 @@ public actor MissionEngine {
   private func endSession(_ end: TrackingEnd) -> Task<Void, Never>? {
     guard let current = session else { return nil }
     lastSummary = current.pipeline.summary
+    endedSummary.add(current.pipeline.summary)
     session = nil
     lastEnd = end
     current.task?.cancel()

@@ -36,15 +36,8 @@ struct TrackCommandLiveTests {
 
   @Test(.enabled(if: tool != nil, "needs the built missiontrack (swift build)"))
   func trackFollowsGPSDOnlyWhileAMissionIsTracked() async throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("track-gpsd-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let db = directory.appendingPathComponent("db.sqlite").path
-    let database = try MissionDatabase(path: db)
-    _ = try database.importMissions(
-      from: TestData.packageRoot.appendingPathComponent("Traces/demo/missions.geojson"))
-    try database.close()
+    let demo = try DemoDatabase(tag: "track-gpsd")
+    let (directory, db) = (demo.directory, demo.path)
 
     let harness = try GPSDHarness()
     defer { harness.stopAll() }

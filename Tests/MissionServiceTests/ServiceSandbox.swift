@@ -27,9 +27,18 @@ final class ServiceSandbox {
 
   deinit { try? FileManager.default.removeItem(at: directory) }
 
-  /// Starts `serve --db DB ARGUMENTS`.
-  func serve(_ arguments: [String] = [], tag: String = "serve") throws -> ServeProcess {
-    try ServeProcess(["--db", databasePath] + arguments, in: directory, tag: tag)
+  /// Starts `serve --db DB ARGUMENTS` (on `listen`, a free loopback port by default).
+  func serve(
+    _ arguments: [String] = [], tag: String = "serve", listen: String? = "127.0.0.1:0"
+  ) throws -> ServeProcess {
+    try ServeProcess(["--db", databasePath] + arguments, in: directory, tag: tag, listen: listen)
+  }
+
+  /// Runs `missiontrack ARGUMENTS --db DB` to its end (killed after `timeout` seconds).
+  func cli(_ arguments: [String], timeout: Double = 120) throws
+    -> (status: Int32, out: String, err: String)
+  {
+    try ServeProcess.run(arguments + ["--db", databasePath], in: directory, timeout: timeout)
   }
 
   /// A path inside the sandbox.

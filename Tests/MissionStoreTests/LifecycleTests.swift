@@ -141,4 +141,21 @@ import Testing
     let next = try tracker.changes(after: changed.token)
     #expect(next.missions.map(\.id) == ["b"])
   }
+
+  /// `PRAGMA data_version` ignores a connection's own commits: an import or removal through
+  /// the tracker's own connection (what `serve` does) must still reach its feed.
+  @Test func theSameConnectionsImportsAndRemovalsAreInTheFeed() throws {
+    let directory = try TemporaryDirectory()
+    let tracker = try Fixtures.database(in: directory, missions: [Fixtures.mission("a")])
+    let all = try tracker.changes(after: nil)
+    try tracker.importMissions(
+      Array("id,lat,lon\nb,1,2\n".utf8), format: .csv, fileName: "body",
+      replacingExisting: false)
+    let imported = try tracker.changes(after: all.token)
+    #expect(imported.missions.map(\.id) == ["b"])
+    #expect(try tracker.removeMission(id: "a"))
+    let removed = try tracker.changes(after: imported.token)
+    #expect(removed.removedIDs == ["a"])
+    #expect(try tracker.changes(after: removed.token).missions.isEmpty)
+  }
 }

@@ -31,10 +31,13 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 3)
+      #expect(try connection.integer("PRAGMA user_version") == 4)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
-          == ["initial schema", "compact fix events", "one tracked mission, change feed"])
+          == [
+            "initial schema", "compact fix events", "one tracked mission, change feed",
+            "spatial cell index, deadline index",
+          ])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
     try full.withConnection { connection throws in
@@ -62,8 +65,8 @@ import Testing
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
-            "initial schema", "compact fix events", "one tracked mission, change feed", "notes",
-            "notes index",
+            "initial schema", "compact fix events", "one tracked mission, change feed",
+            "spatial cell index, deadline index", "notes", "notes index",
           ])
       // Running the migrator again finds nothing to do.
       #expect(
@@ -104,23 +107,23 @@ import Testing
       try database.close()
     }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 3)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 4)) {
       _ = try MissionDatabase(path: path)
     }
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 3)) {
+    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 4)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
     let after = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(before == after)
     #expect(
-      "\(StoreError.newerSchema(path: path, found: 99, supported: 3))".contains("not modified"))
+      "\(StoreError.newerSchema(path: path, found: 99, supported: 4))".contains("not modified"))
   }
 
   @Test func aReadOnlyOpenRefusesAnUnmigratedFile() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
     try MissionDatabase(path: path, configuration: StoreConfiguration(), migrations: []).close()
-    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 3)) {
+    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 4)) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
   }
@@ -203,7 +206,7 @@ import Testing
         "EXPLAIN QUERY PLAN SELECT id, lat, lon, state FROM missions")
       var details: [String] = []
       while try plan.step() { details.append(plan.string(at: 3) ?? "") }
-      #expect(details.contains { $0.contains("COVERING INDEX missions_by_state") }, "\(details)")
+      #expect(details.contains { $0.contains("COVERING INDEX missions_by_cell") }, "\(details)")
     }
   }
 }

@@ -1,19 +1,11 @@
 import Foundation
+import ServiceTestSupport
 
 /// The `missiontrack` executable that `swift build` left next to the tests, for end-to-end
 /// tests that run it as a separate process.
 enum BuiltTool {
   /// The path of the built executable, or nil when it has not been built.
-  static let path: String? = {
-    let build = CLISandbox.packageRoot.appendingPathComponent(".build")
-    let candidates = [
-      Bundle.main.bundleURL.appendingPathComponent("missiontrack"),
-      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("missiontrack"),
-      build.appendingPathComponent("debug/missiontrack"),
-      build.appendingPathComponent("release/missiontrack"),
-    ]
-    return candidates.map(\.path).first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
+  static let path: String? = ServeProcess.executable
 
   /// Whether the executable exists (tests that need it are skipped otherwise).
   static var isBuilt: Bool { path != nil }

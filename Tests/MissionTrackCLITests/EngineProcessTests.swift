@@ -71,6 +71,7 @@ import Testing
       ["replay", CLISandbox.walkGPX, "--db", db, "--mission", "sig-101", "--speed", "30"],
       in: box.directory, tag: "replay")
     try await Self.waitFor(#""type":"fix""#, in: "replay.out", of: box)
+    let runningAtSubmit = replay.isRunning
     let submit = try await Self.run(
       box, ["missions", "submit", "sig-101", "--db", db], tag: "submit")
     #expect(submit.status == 0)
@@ -81,10 +82,19 @@ import Testing
     #expect(Date().timeIntervalSince(submittedAt) < 2, "replay kept running after the submit")
     if replay.isRunning { try await Self.stop(replay, SIGKILL) }
     #expect(replay.terminationStatus == 0)
-    #expect(box.read("replay.err").contains("mission sig-101 is submitted now"))
+    // (On a machine loaded enough for the 34 s walk to end before the submit came in,
+    // there was nothing to stop.)
+    if runningAtSubmit {
+      #expect(box.read("replay.err").contains("mission sig-101 is submitted now"))
+    }
     let events = try MissionDatabase(path: db).eventLines(ofMission: "sig-101")
-    #expect(events.last?.contains(#""from":"active","to":"submitted""#) == true)
-    #expect(events.filter { $0.contains(#""type":"state""#) }.count == 3)
+    // The submit is the last event recorded. On a loaded machine the walk may have arrived
+    // before the submit came in (speed 30): then it is arrived → submitted.
+    let last = events.last ?? ""
+    #expect(last.contains(#""to":"submitted""#))
+    let arrived = events.contains { $0.contains(#""to":"arrived""#) }
+    #expect(last.contains(arrived ? #""from":"arrived""# : #""from":"active""#))
+    #expect(events.filter { $0.contains(#""type":"state""#) }.count == (arrived ? 4 : 3))
   }
 
   @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))

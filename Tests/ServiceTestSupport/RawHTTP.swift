@@ -50,6 +50,23 @@ public final class RawHTTP: @unchecked Sendable {
 
   deinit { close(fd) }
 
+  /// A loopback TCP port nothing listens on now (bound, read, released).
+  public static func freeLoopbackPort() throws -> Int {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0
+      }
+    }
+    guard bound else { throw Failure(description: "no free port: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
   /// Sends `bytes` as they are; false when the peer closed.
   @discardableResult
   public func send(_ bytes: [UInt8]) -> Bool {
@@ -96,13 +113,19 @@ public final class RawHTTP: @unchecked Sendable {
     return result
   }
 
-  /// One request on a new connection, read to its end.
+  /// One request on a new connection, read to its end; `Host` is 127.0.0.1:`port` unless
+  /// `headers` give one.
   public static func request(
     port: Int, _ method: String, _ path: String, headers: [String: String] = [:],
     body: [UInt8] = [], timeout: Double = 10
   ) throws -> Response {
     let connection = try RawHTTP(port: port, timeout: timeout)
-    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    var head = "\(method) \(path) HTTP/1.1\r\n"
+    // A Host among `headers` replaces the default one (a client on another name).
+    if !headers.keys.contains(where: { $0.lowercased() == "host" }) {
+      head += "Host: 127.0.0.1:\(port)\r\n"
+    }
+    head += "Connection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
     if !body.isEmpty || ["POST", "PUT"].contains(method) {
       head += "Content-Length: \(body.count)\r\n"

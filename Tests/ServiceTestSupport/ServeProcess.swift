@@ -39,16 +39,17 @@ public final class ServeProcess: @unchecked Sendable {
   public private(set) var port = 0
 
   /// Starts `missiontrack serve ARGUMENTS` in `directory` (add `--db` yourself) and waits
-  /// up to `timeout` seconds for `serving on`.
+  /// up to `timeout` seconds for `serving on`; with `listen` nil no `--listen` is given.
   /// - Throws: `Failure` with its standard error when it exits or does not get ready.
   public init(
     _ arguments: [String], in directory: URL, tag: String = "serve",
-    environment: [String: String]? = nil, listen: String = "127.0.0.1:0", timeout: Double = 20
+    environment: [String: String]? = nil, listen: String? = "127.0.0.1:0",
+    timeout: Double = 20
   ) throws {
     guard let executable = Self.executable else { throw Failure(description: "not built") }
     process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["serve", "--listen", listen] + arguments
+    process.arguments = ["serve"] + (listen.map { ["--listen", $0] } ?? []) + arguments
     process.currentDirectoryURL = directory
     if let environment {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -108,11 +109,15 @@ public final class ServeProcess: @unchecked Sendable {
     process.waitUntilExit()
   }
 
-  /// Runs the built `missiontrack ARGUMENTS` to its end; returns status, stdout, stderr.
-  public static func run(_ arguments: [String], in directory: URL) throws
-    -> (status: Int32, out: String, err: String)
-  {
-    guard let executable else { throw Failure(description: "not built") }
+  /// Runs the built `missiontrack ARGUMENTS` (or another `executable`) to its end (killed
+  /// after `timeout` seconds, so a command that should have failed but serves cannot hang a
+  /// test); returns status, stdout, stderr.
+  public static func run(
+    _ arguments: [String], in directory: URL, executable: String? = nil, timeout: Double = 120
+  ) throws -> (status: Int32, out: String, err: String) {
+    guard let executable = executable ?? Self.executable else {
+      throw Failure(description: "not built")
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -124,6 +129,9 @@ public final class ServeProcess: @unchecked Sendable {
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
     try process.runWithDefaultSignalMask()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     defer {
       try? FileManager.default.removeItem(at: out)
