@@ -1,0 +1,295 @@
+import Foundation
+import ServiceTestSupport
+import Testing
+
+@testable import MissionService
+
+/// The live map page end to end: the built `missiontrack serve` replays the demo walk to
+/// `sig-101`, and headless Chromium loads the page from it, runs its script and dumps the DOM.
+@Suite(.serialized, .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+struct MapPageTests {
+  @Test(.enabled(if: MapPageBrowser.chromium != nil, "chromium is not installed: skipped"))
+  func pageListsTheMissionsAndShowsTheWorkerAtTheLastReplayedFix() async throws {
+    let sandbox = try ServiceSandbox()
+    let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
+    defer { server.stop() }
+    for action in ["accept", "start"] {
+      let response = try RawHTTP.request(
+        port: server.port, "POST", "/v1/missions/sig-101/\(action)")
+      try #require(response.status == 200, "\(action): \(response.status) \(response.text)")
+    }
+
+    // The replay runs as fast as possible: wait until the track stops growing.
+    let fixes = try await MapPageBrowser.waitForTheTrackToSettle(
+      port: server.port, mission: "sig-101")
+    #expect(fixes > 10)
+    let track = try MapPageBrowser.trackCoordinates(port: server.port, mission: "sig-101")
+    let last = try #require(track.last)
+
+    let browser = try await MapPageBrowser.load(server.url, in: sandbox.directory)
+    let dom = browser.dom
+
+    // Every demo mission is listed (the nearby query around the worker, 2 km, any state).
+    let list = try #require(MapPageBrowser.element(id: "missions", in: dom))
+    for id in ["sig-101", "sig-102", "sig-103", "sig-104", "sig-105", "sig-106"] {
+      #expect(list.contains("data-id=\"\(id)\""), "mission \(id) is not in #missions")
+    }
+    let active = try #require(MapPageBrowser.startTag(containing: "data-id=\"sig-101\"", in: list))
+    #expect(MapPageBrowser.attribute("class", of: active)?.contains("active") == true)
+    #expect(MapPageBrowser.attribute("data-state", of: active) == "arrived")
+
+    // The worker is drawn at the last delivered fix, the track has every fix.
+    let worker = try #require(MapPageBrowser.startTag(id: "worker", in: dom))
+    let latitude = try #require(
+      MapPageBrowser.attribute("data-lat", of: worker).flatMap(Double.init))
+    let longitude = try #require(
+      MapPageBrowser.attribute("data-lon", of: worker).flatMap(Double.init))
+    #expect(abs(latitude - last.latitude) < 1e-9)
+    #expect(abs(longitude - last.longitude) < 1e-9)
+    let trackTag = try #require(MapPageBrowser.startTag(id: "track", in: dom))
+    #expect(MapPageBrowser.attribute("data-fixes", of: trackTag) == String(track.count))
+
+    // The active mission's fence (40 m) and exit margin (40 + max(20, 8) m), the scale bar.
+    let fence = try #require(MapPageBrowser.startTag(id: "fence", in: dom))
+    #expect(MapPageBrowser.attribute("data-mission", of: fence) == "sig-101")
+    #expect(MapPageBrowser.attribute("data-radius-m", of: fence) == "40")
+    let margin = try #require(MapPageBrowser.startTag(id: "exit-margin", in: dom))
+    #expect(MapPageBrowser.attribute("data-radius-m", of: margin) == "60")
+    let scaleBar = try #require(MapPageBrowser.startTag(id: "scale-bar", in: dom))
+    #expect(MapPageBrowser.attribute("data-meters", of: scaleBar).flatMap(Double.init) != nil)
+
+    // The status names the active mission; the event list holds the mission's events.
+    let status = try #require(MapPageBrowser.startTag(id: "status", in: dom))
+    #expect(MapPageBrowser.attribute("data-active-mission", of: status) == "sig-101")
+    let events = try #require(MapPageBrowser.element(id: "events", in: dom))
+    #expect(events.contains("data-type=\"enter\""))
+    #expect(events.contains("data-type=\"state\""))
+
+    // Nothing went anywhere but the service, and nothing broke the page's policy or script.
+    #expect(!browser.pageRequests.isEmpty)
+    for url in browser.pageRequests {
+      #expect(url.hasPrefix(server.url + "/"), "the page asked for \(url)")
+    }
+    for line in browser.log.split(separator: "\n")
+    where line.contains("Content Security Policy") || line.contains("Uncaught") {
+      Issue.record("chromium: \(line)")
+    }
+  }
+
+  @Test func pageResourcesCarryThePolicyAndNameNoOtherOrigin() throws {
+    let sandbox = try ServiceSandbox()
+    let server = try sandbox.serve()
+    defer { server.stop() }
+    let resources = [
+      ("/", "text/html", MapPage.html), ("/map.js", "text/javascript", MapPage.script),
+      ("/map.css", "text/css", MapPage.style),
+    ]
+    for (path, type, text) in resources {
+      let response = try RawHTTP.request(port: server.port, "GET", path)
+      #expect(response.status == 200, "\(path)")
+      #expect(response.headers["content-type"]?.hasPrefix(type) == true, "\(path)")
+      #expect(response.headers["content-security-policy"] == "default-src 'self'", "\(path)")
+      #expect(response.text == text, "\(path) is not MapPage's")
+      // No absolute or protocol-relative URL: everything the page loads is relative.
+      #expect(!text.contains("http://") && !text.contains("https://"), "\(path) names a URL")
+      let quotedURL = #"["'(=]\s*((https?|wss?|data|blob|file|javascript):|//)"#
+      #expect(text.range(of: quotedURL, options: .regularExpression) == nil, "\(path)")
+    }
+    let api = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+    #expect(api.headers["content-security-policy"] == "default-src 'self'")
+    // No inline script or style: the policy would block them.
+    let html = MapPage.html
+    #expect(!html.contains("<style"))
+    #expect(!html.contains("style=\""))
+    #expect(html.range(of: #" on[a-z]+="#, options: .regularExpression) == nil, "a handler")
+    #expect(html.components(separatedBy: "<script").count == 2)
+    #expect(html.contains("<script src=\"/map.js\""))
+    #expect(!MapPage.script.contains("setAttribute('style'"))
+    #expect(!MapPage.script.contains("innerHTML"))
+    #expect(!MapPage.script.contains("eval("))
+  }
+}
+
+/// Headless Chromium against a running `serve`, and reading what it leaves.
+enum MapPageBrowser {
+  /// Chromium on the PATH (or `$CHROMIUM`), nil when absent.
+  static let chromium: String? = {
+    let environment = ProcessInfo.processInfo.environment
+    if let given = environment["CHROMIUM"], FileManager.default.isExecutableFile(atPath: given) {
+      return given
+    }
+    let directories = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    for name in ["chromium", "chromium-browser"] {
+      for directory in directories {
+        let path = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+      }
+    }
+    return nil
+  }()
+
+  /// Polls the mission until it has fixes and their count has not changed for a second.
+  static func waitForTheTrackToSettle(port: Int, mission id: String) async throws -> Int {
+    var previous = -1
+    var steady = 0
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline {
+      let response = try RawHTTP.request(port: port, "GET", "/v1/missions/\(id)")
+      let count = (response.json?["track_fixes"] as? NSNumber)?.intValue ?? 0
+      if count > 0 && count == previous {
+        steady += 1
+        if steady >= 4 { return count }
+      } else {
+        steady = 0
+      }
+      previous = count
+      try await Task.sleep(for: .milliseconds(250))
+    }
+    Issue.record("the track of \(id) did not settle (\(previous) fixes)")
+    return previous
+  }
+
+  /// The delivered track as (latitude, longitude), read from its GeoJSON (a LineString
+  /// feature, a Point feature, or a collection of them).
+  static func trackCoordinates(port: Int, mission id: String) throws
+    -> [(latitude: Double, longitude: Double)]
+  {
+    let response = try RawHTTP.request(port: port, "GET", "/v1/missions/\(id)/track?format=geojson")
+    try #require(response.status == 200, "track: \(response.status) \(response.text)")
+    let document = try JSONSerialization.jsonObject(with: Data(response.body))
+    var out: [(latitude: Double, longitude: Double)] = []
+    func position(_ value: Any?) {
+      guard let pair = value as? [NSNumber], pair.count >= 2 else { return }
+      out.append((pair[1].doubleValue, pair[0].doubleValue))
+    }
+    func feature(_ value: Any?) {
+      guard let object = value as? [String: Any],
+        let geometry = object["geometry"] as? [String: Any]
+      else { return }
+      switch geometry["type"] as? String {
+      case "LineString": (geometry["coordinates"] as? [Any])?.forEach(position)
+      case "Point": position(geometry["coordinates"])
+      default: break
+      }
+    }
+    if let object = document as? [String: Any], object["type"] as? String == "FeatureCollection" {
+      (object["features"] as? [Any])?.forEach(feature)
+    } else {
+      feature(document)
+    }
+    return out
+  }
+
+  /// What Chromium made of the page: the DOM after its script ran (5 s of virtual time), the
+  /// URLs the page itself asked for (from the net log), and Chromium's log (console messages).
+  struct Run {
+    var dom: String
+    var pageRequests: [String]
+    var log: String
+  }
+
+  /// Loads `url` in headless Chromium and dumps its DOM; with `$MISSIONTRACK_MAP_SCREENSHOT`
+  /// set, also saves a screenshot there. Files go to `directory`.
+  static func load(_ base: String, in directory: URL) async throws -> Run {
+    let url = base + "/"
+    let netLog = directory.appendingPathComponent("net.json").path
+    // A profile of its own (tests may run beside other Chromiums), no background traffic.
+    let common = [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+      "--user-data-dir=" + directory.appendingPathComponent("chromium").path,
+      "--window-size=1280,900", "--virtual-time-budget=5000",
+    ]
+    let run = try await chromium(
+      common + ["--enable-logging=stderr", "--v=0", "--log-net-log=" + netLog, "--dump-dom", url],
+      in: directory, tag: "chromium")
+    try #require(run.status == 0, "chromium failed: \(run.err.suffix(2000))")
+    if let shot = ProcessInfo.processInfo.environment["MISSIONTRACK_MAP_SCREENSHOT"] {
+      _ = try await chromium(common + ["--screenshot=" + shot, url], in: directory, tag: "shot")
+    }
+    return Run(dom: run.out, pageRequests: pageRequests(netLog: netLog), log: run.err)
+  }
+
+  /// The URLs of requests that the page started (their initiator is an origin; Chromium's own
+  /// requests have none).
+  private static func pageRequests(netLog path: String) -> [String] {
+    guard let data = FileManager.default.contents(atPath: path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let events = object["events"] as? [[String: Any]]
+    else {
+      Issue.record("no readable net log at \(path)")
+      return []
+    }
+    var urls: [String] = []
+    for event in events {
+      guard let parameters = event["params"] as? [String: Any],
+        let url = parameters["url"] as? String, let initiator = parameters["initiator"] as? String,
+        initiator.hasPrefix("http") || initiator.hasPrefix("null")
+      else { continue }
+      if !urls.contains(url) { urls.append(url) }
+    }
+    return urls
+  }
+
+  /// Runs Chromium to its end (killed after 90 s); its standard output and error.
+  private static func chromium(_ arguments: [String], in directory: URL, tag: String)
+    async throws -> (status: Int32, out: String, err: String)
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try #require(chromium))
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let out = directory.appendingPathComponent("\(tag).out")
+    let err = directory.appendingPathComponent("\(tag).err")
+    for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    try process.runWithDefaultSignalMask()
+    let deadline = Date().addingTimeInterval(90)
+    while process.isRunning {
+      if Date() > deadline {
+        process.terminate()
+        Issue.record("chromium took over 90 s")
+        break
+      }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    process.waitUntilExit()
+    func text(_ file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+    return (process.terminationStatus, text(out), text(err))
+  }
+
+  // MARK: - reading the dumped DOM
+
+  /// The start tag of the element with `id` (`<g id="worker" …>`).
+  static func startTag(id: String, in dom: String) -> String? {
+    startTag(containing: " id=\"\(id)\"", in: dom)
+  }
+
+  /// The first start tag in `text` that holds `fragment`.
+  static func startTag(containing fragment: String, in text: String) -> String? {
+    guard let range = text.range(of: fragment),
+      let open = text[..<range.lowerBound].lastIndex(of: "<"),
+      let close = text[range.upperBound...].firstIndex(of: ">")
+    else { return nil }
+    return String(text[open...close])
+  }
+
+  /// The element with `id` from its start tag to the first end tag of its name (enough for
+  /// the lists, whose items hold no element of the same name).
+  static func element(id: String, in dom: String) -> String? {
+    guard let tag = startTag(id: id, in: dom), let start = dom.range(of: tag) else { return nil }
+    let name = tag.dropFirst().prefix { $0.isLetter || $0.isNumber }
+    guard let end = dom[start.upperBound...].range(of: "</\(name)>") else { return nil }
+    return String(dom[start.lowerBound..<end.upperBound])
+  }
+
+  /// The value of attribute `name` in a start tag.
+  static func attribute(_ name: String, of tag: String) -> String? {
+    guard let range = tag.range(of: " \(name)=\"") else { return nil }
+    let rest = tag[range.upperBound...]
+    guard let end = rest.firstIndex(of: "\"") else { return nil }
+    return String(rest[..<end])
+      .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+  }
+}
