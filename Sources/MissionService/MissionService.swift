@@ -148,6 +148,10 @@ package final class MissionService: @unchecked Sendable {
     case (2, "map.css"):
       try allow(request, ["GET"])
       return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: MapPage.style)
+    case (2, "favicon.ico"):
+      // Browsers ask for it; there is none, and a 404 would only fill their logs.
+      try allow(request, ["GET"])
+      return HTTPResponse(status: 204, contentType: "image/x-icon", body: [])
     case (2, "healthz"):
       try allow(request, ["GET"])
       return health()
