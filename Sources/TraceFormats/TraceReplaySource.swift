@@ -121,6 +121,10 @@ private final class ReplayState: @unchecked Sendable {
   /// A read error held back until the fixes read before it are delivered.
   private var pendingFailure: TraceError?
   private let startedAt = ContinuousClock.now
+  /// Bytes read (and fixes decoded) at a time: 256 KiB, about 750 GPX points or 1,500 NMEA
+  /// epochs per batch, so that the hand-over to the engine (a queue hop, an actor hop, the
+  /// store's call, a wake-up of the consumer) is paid once per several hundred fixes.
+  static let chunkBytes = 1 << 18
 
   init(source: TraceReplaySource) { self.source = source }
 
@@ -197,11 +201,12 @@ private final class ReplayState: @unchecked Sendable {
         if let bytes = source.bytes {
           reader = TraceReader(
             bytes: bytes, name: source.path, strict: source.strict,
-            fallbackDate: source.fallbackDate, rollover: source.rollover)
+            fallbackDate: source.fallbackDate, rollover: source.rollover,
+            chunkSize: ReplayState.chunkBytes)
         } else {
           reader = try TraceReader(
             path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
-            rollover: source.rollover)
+            rollover: source.rollover, chunkSize: ReplayState.chunkBytes)
         }
       }
       while index == buffer.count {
