@@ -33,7 +33,7 @@ public actor InMemoryTrackingStore: TrackingStore {
   private var settledTracks: [String: [Fix]] = [:]
   /// What was recorded since `events` or `tracks` was last read, as handed over (the
   /// engine's arrays, shared, not copied): a replay that never reads them pays no copy per
-  /// event, which was a third of the store's share of a replay.
+  /// event.
   private var unsettled: [(missionID: String, events: [TrackingEvent])] = []
   private var unsettledCount = 0
   /// The last delivered fix of each mission (the end of its track).

@@ -74,9 +74,18 @@ final class XMLElementStack {
   func innermostIs(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
     guard depth > 0 else { return false }
     let start = starts[depth - 1]
-    guard nameCount - start == name.count else { return false }
+    let count = name.count
+    guard nameCount - start == count else { return false }
     guard let base = name.baseAddress else { return true }
-    return memcmp(names + start, base, name.count) == 0
+    if count > 16 { return memcmp(names + start, base, count) == 0 }
+    // Most names are short: a byte loop costs less than the call.
+    let stored = names + start
+    var k = 0
+    while k < count {
+      if stored[k] != base[k] { return false }
+      k += 1
+    }
+    return true
   }
 
   /// Closes the innermost open element; there must be one.

@@ -82,6 +82,8 @@ struct XMLTokenizer {
     throws(TraceError)
   {
     XMLElementStack.makeUnique(&open)
+    // On an error the handler is not used again (the tokenizer is not usable after one).
+    defer { handler.bufferEnds() }
     if carry.isEmpty {
       let consumed = try scan(bytes, &handler)
       account(bytes, consumed)
@@ -172,79 +174,87 @@ struct XMLTokenizer {
       if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
       checkedStart = true
     }
-    while i < n {
+    scanning: while i < n {
       switch mode {
       case .content:
-        let lt = XMLTokenizer.find(0x3C, b, from: i)
-        if lt > i { try text(b, i, lt, locator, &handler) }
-        if lt == n { return n }
-        i = lt
-        guard i + 1 < n else { return i }
-        let next = b[i + 1]
-        if next == 0x2F {
-          let gt = XMLTokenizer.find(0x3E, b, from: i + 2)
-          if gt - i > XMLTokenizer.maxMarkupBytes {
-            i = try beginOverlongTag(
-              b, at: i, resumeAt: i + XMLTokenizer.maxMarkupBytes + 1, isEndTag: true, quote: 0,
-              locator)
-            continue
-          }
-          if gt == n { return i }
-          try endTag(b, i, gt, locator, &handler)
-          i = gt + 1
-        } else if next == 0x21 {
-          if XMLTokenizer.matches(b, i, "<!--") {
-            mode = .comment(0)
-            i += 4
-          } else if XMLTokenizer.matches(b, i, "<![CDATA[") {
-            if open.isEmpty && skipDepth == 0 {
-              throw locator.error(at: i, "CDATA outside the root element")
+        // Stays here while the mode does (nearly always): the mode is not reloaded per token.
+        while i < n {
+          let lt = XMLTokenizer.find(0x3C, b, from: i)
+          if lt > i { try text(b, i, lt, locator, &handler) }
+          if lt == n { return n }
+          i = lt
+          guard i + 1 < n else { return i }
+          let next = b[i + 1]
+          if next == 0x2F {
+            let gt = XMLTokenizer.find(0x3E, b, from: i + 2)
+            if gt - i > XMLTokenizer.maxMarkupBytes {
+              i = try beginOverlongTag(
+                b, at: i, resumeAt: i + XMLTokenizer.maxMarkupBytes + 1, isEndTag: true, quote: 0,
+                locator)
+              continue scanning
             }
-            mode = .cdata
-            i += 9
-          } else if XMLTokenizer.matches(b, i, "<!DOCTYPE") {
-            if rootSeen { throw locator.error(at: i, "a DOCTYPE inside the document") }
-            mode = .doctype(quote: 0, subset: false)
-            i += 9
-          } else if n - i < 9 {
-            return i
+            if gt == n { return i }
+            try endTag(b, i, gt, locator, &handler)
+            i = gt + 1
+          } else if next == 0x21 {
+            if XMLTokenizer.matches(b, i, "<!--") {
+              mode = .comment(0)
+              i += 4
+              continue scanning
+            } else if XMLTokenizer.matches(b, i, "<![CDATA[") {
+              if open.isEmpty && skipDepth == 0 {
+                throw locator.error(at: i, "CDATA outside the root element")
+              }
+              mode = .cdata
+              i += 9
+              continue scanning
+            } else if XMLTokenizer.matches(b, i, "<!DOCTYPE") {
+              if rootSeen { throw locator.error(at: i, "a DOCTYPE inside the document") }
+              mode = .doctype(quote: 0, subset: false)
+              i += 9
+              continue scanning
+            } else if n - i < 9 {
+              return i
+            } else {
+              throw locator.error(at: i, "unknown markup starting with \"<!\"")
+            }
+          } else if next == 0x3F {
+            mode = .processingInstruction(0)
+            i += 2
+            continue scanning
           } else {
-            throw locator.error(at: i, "unknown markup starting with \"<!\"")
-          }
-        } else if next == 0x3F {
-          mode = .processingInstruction(0)
-          i += 2
-        } else {
-          // The tag ends at the first `>` outside quotes, within `maxMarkupBytes`.
-          let limit = min(n, i + XMLTokenizer.maxMarkupBytes + 1)
-          var j = i + 1
-          // Most tags are a bare name: skip the name's bytes (no quote, `<` or `>` among
-          // them) before the byte-by-byte loop, and remember where the name ends.
-          while j < limit, XMLTokenizer.isPlainTagByte(b[j]) { j += 1 }
-          let nameEnd = j < limit && XMLTokenizer.endsName(b[j]) ? j : -1
-          var quote: UInt8 = 0
-          var found = false
-          while j < limit {
-            let c = b[j]
-            if quote != 0 {
-              if c == quote { quote = 0 }
-            } else if c == 0x3E {
-              found = true
-              break
-            } else if c == 0x22 || c == 0x27 {
-              quote = c
-            } else if c == 0x3C {
-              throw locator.error(at: j, "\"<\" inside a tag")
+            // The tag ends at the first `>` outside quotes, within `maxMarkupBytes`.
+            let limit = min(n, i + XMLTokenizer.maxMarkupBytes + 1)
+            var j = i + 1
+            // Most tags are a bare name: skip the name's bytes (no quote, `<` or `>` among
+            // them) before the byte-by-byte loop, and remember where the name ends.
+            while j < limit, XMLTokenizer.isPlainTagByte(b[j]) { j += 1 }
+            let nameEnd = j < limit && XMLTokenizer.endsName(b[j]) ? j : -1
+            var quote: UInt8 = 0
+            var found = false
+            while j < limit {
+              let c = b[j]
+              if quote != 0 {
+                if c == quote { quote = 0 }
+              } else if c == 0x3E {
+                found = true
+                break
+              } else if c == 0x22 || c == 0x27 {
+                quote = c
+              } else if c == 0x3C {
+                throw locator.error(at: j, "\"<\" inside a tag")
+              }
+              j += 1
             }
-            j += 1
+            if !found {
+              if j - i <= XMLTokenizer.maxMarkupBytes { return i }
+              i = try beginOverlongTag(
+                b, at: i, resumeAt: j, isEndTag: false, quote: quote, locator)
+              continue scanning
+            }
+            try startTag(b, i, j, nameEnd: nameEnd, locator, &handler)
+            i = j + 1
           }
-          if !found {
-            if j - i <= XMLTokenizer.maxMarkupBytes { return i }
-            i = try beginOverlongTag(b, at: i, resumeAt: j, isEndTag: false, quote: quote, locator)
-            continue
-          }
-          try startTag(b, i, j, nameEnd: nameEnd, locator, &handler)
-          i = j + 1
         }
       case .comment(var dashes):
         while i < n {
@@ -568,11 +578,18 @@ struct XMLTokenizer {
     return memcmp(base + at, literal.utf8Start, count) == 0
   }
 
-  /// Whether `name` is exactly `literal`.
+  /// Whether `name` is exactly `literal` (a byte loop: names are short, and a call of
+  /// `memcmp` cost more than the comparison).
   @inline(__always)
   static func equals(_ name: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    guard name.count == literal.utf8CodeUnitCount else { return false }
-    guard let base = name.baseAddress else { return name.isEmpty }
-    return memcmp(base, literal.utf8Start, name.count) == 0
+    let count = literal.utf8CodeUnitCount
+    guard name.count == count else { return false }
+    let bytes = literal.utf8Start
+    var k = 0
+    while k < count {
+      if name[k] != bytes[k] { return false }
+      k += 1
+    }
+    return true
   }
 }
