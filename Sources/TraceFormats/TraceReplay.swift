@@ -90,17 +90,10 @@ public enum TraceReplay {
       store: InMemoryTrackingStore(missions: [mission] + otherMissions), source: source,
       clock: ManualClock(start), configuration: configuration)
     let collector = Task {
-      // The batches as they come (shared with the engine, not copied), then every event
-      // copied once into an array of the final size.
-      var batches: [[TrackingEvent]] = []
-      var count = 0
-      for await batch in engine.events.batchesAsHandedOver {
-        batches.append(batch)
-        count += batch.count
-      }
+      // Whole batches as they come, copied while the replay runs (the engine mostly waits
+      // for the reader), not after it.
       var events: [TrackingEvent] = []
-      events.reserveCapacity(count)
-      for batch in batches { events.append(contentsOf: batch) }
+      for await batch in engine.events.batchesAsHandedOver { events.append(contentsOf: batch) }
       return events
     }
     do {
