@@ -235,9 +235,12 @@ struct GPXMapping: XMLTokenHandler {
         throw locator.error(
           at: nameRange.lowerBound, "duplicate attribute \(isLat ? "lat" : "lon")")
       }
-      let number = XMLReferences.withUnescaped(UnsafeBufferPointer(rebasing: b[valueRange])) {
-        $0.flatMap(DecimalText.parseDouble)
-      }
+      // A reference (`&`) is never part of a number: the raw value is tried first, and only
+      // a value that is not a number is looked at for references (one pass fewer).
+      let raw = UnsafeBufferPointer(rebasing: b[valueRange])
+      let number =
+        DecimalText.parseDouble(raw)
+        ?? XMLReferences.withUnescaped(raw) { $0.flatMap(DecimalText.parseDouble) }
       if isLat {
         lat = number
         latRange = valueRange

@@ -252,8 +252,7 @@ struct XMLTokenizer {
                 b, at: i, resumeAt: j, isEndTag: false, quote: quote, locator)
               continue scanning
             }
-            try startTag(b, i, j, nameEnd: nameEnd, locator, &handler)
-            i = j + 1
+            i = try startTag(b, i, j, nameEnd: nameEnd, locator, &handler)
           }
         }
       case .comment(var dashes):
@@ -367,15 +366,17 @@ struct XMLTokenizer {
   // MARK: Tags
 
   /// The start tag from `<` at `s` to `>` at `e`; `knownNameEnd` is where its name ends when
-  /// the caller saw it (else -1).
+  /// the caller saw it with only plain bytes before it (else -1).
+  /// - Returns: Where scanning resumes: after the tag, or after the element's end tag when
+  ///   the element was read whole (see `readSimpleElement`).
   private mutating func startTag<H: XMLTokenHandler>(
     _ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, nameEnd knownNameEnd: Int,
     _ locator: XMLLocator, _ handler: inout H
-  ) throws(TraceError) {
+  ) throws(TraceError) -> Int {
     let selfClosing = b[e - 1] == 0x2F
     if skipDepth > 0 {
       if !selfClosing { skipDepth += 1 }
-      return
+      return e + 1
     }
     var nameEnd = knownNameEnd >= 0 ? knownNameEnd : s + 1
     while nameEnd < e, !XMLTokenizer.isSpace(b[nameEnd]), b[nameEnd] != 0x2F { nameEnd += 1 }
@@ -386,14 +387,14 @@ struct XMLTokenizer {
         "element name longer than \(XMLTokenizer.maxNameBytes) bytes",
         strictMessage: "an element name longer than \(XMLTokenizer.maxNameBytes) bytes",
         skipsContent: !selfClosing, at: s, locator, &handler)
-      return
+      return e + 1
     }
     if !selfClosing, open.depth >= XMLTokenizer.maxDepth {
       try limit(
         "element nested deeper than \(XMLTokenizer.maxDepth)",
         strictMessage: "elements nested deeper than \(XMLTokenizer.maxDepth)",
         skipsContent: true, at: s, locator, &handler)
-      return
+      return e + 1
     }
     var local = s + 1
     for k in (s + 1)..<nameEnd where b[k] == 0x3A { local = k + 1 }
@@ -405,9 +406,44 @@ struct XMLTokenizer {
     if selfClosing {
       try handler.endElement(state, at: s, locator)
       if open.isEmpty { rootClosed = true }
-    } else {
-      open.push(UnsafeBufferPointer(rebasing: b[(s + 1)..<nameEnd]), state: state)
+      return e + 1
     }
+    let name = UnsafeBufferPointer(rebasing: b[(s + 1)..<nameEnd])
+    if knownNameEnd >= 0,
+      let resume = try readSimpleElement(
+        b, name: name, state: state, from: e + 1, locator, &handler)
+    {
+      return resume
+    }
+    open.push(name, state: state)
+    return e + 1
+  }
+
+  /// Reads the rest of an element that is only text and its end tag, when all of it is in
+  /// the buffer (`<ele>12.5</ele>`: most elements of a GPX point), without opening it on the
+  /// stack; nil (nothing done) for anything else, which the general path then reads.
+  ///
+  /// It tells the handler exactly what the general path would: the text (when not empty),
+  /// then the end, located at the end tag. `name` must hold no quote, `<` or `>`, so the end
+  /// tag found here is the one the general path would find.
+  @inline(__always)
+  private mutating func readSimpleElement<H: XMLTokenHandler>(
+    _ b: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, state: UInt8,
+    from start: Int, _ locator: XMLLocator, _ handler: inout H
+  ) throws(TraceError) -> Int? {
+    let n = b.count
+    let lt = XMLTokenizer.find(0x3C, b, from: start)
+    let nameStart = lt + 2
+    guard nameStart + name.count < n, b[lt + 1] == 0x2F else { return nil }
+    for k in 0..<name.count where b[nameStart + k] != name[k] { return nil }
+    var gt = nameStart + name.count
+    let limit = min(n, lt + XMLTokenizer.maxMarkupBytes + 1)
+    while gt < limit, XMLTokenizer.isSpace(b[gt]) { gt += 1 }
+    guard gt < limit, b[gt] == 0x3E else { return nil }
+    if lt > start { handler.characters(UnsafeBufferPointer(rebasing: b[start..<lt])) }
+    try handler.endElement(state, at: lt, locator)
+    if open.isEmpty { rootClosed = true }
+    return gt + 1
   }
 
   private mutating func endTag<H: XMLTokenHandler>(
