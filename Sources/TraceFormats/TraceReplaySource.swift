@@ -119,9 +119,9 @@ private final class ReplayState: @unchecked Sendable {
   // Read-ahead of `nextBatch` (unpaced replays only), guarded by `lock`.
   private let lock = NSLock()
   /// Batches decoded ahead, oldest first; after the end or a failure, nothing more comes.
-  private var ready: [Result<[SourceReport]?, TraceError>] = []
+  private var ready: [Result<DecodedBatch?, TraceError>] = []
   /// The consumer waiting for the next batch (only while `ready` is empty).
-  private var waiter: CheckedContinuation<Result<[SourceReport]?, TraceError>, Never>?
+  private var waiter: CheckedContinuation<Result<DecodedBatch?, TraceError>, Never>?
   /// Whether `produce()` is queued or running.
   private var producing = false
   /// Whether the producer delivered the end or a failure.
@@ -130,6 +130,22 @@ private final class ReplayState: @unchecked Sendable {
   private var stopped = false
   /// How many batches are decoded ahead of the consumer at most.
   static let readAheadDepth = 8
+
+  /// A batch as the reader's queue hands it over: the first report, then the rest of the
+  /// chunk's fixes as decoded.
+  private struct DecodedBatch {
+    var first: SourceReport
+    var rest: ArraySlice<Fix>
+
+    /// The batch as the source delivers it.
+    var reports: [SourceReport] {
+      var batch: [SourceReport] = []
+      batch.reserveCapacity(rest.count + 1)
+      batch.append(first)
+      for fix in rest { batch.append(.fix(fix)) }
+      return batch
+    }
+  }
   private var previousFixTime: Date?
   /// A read error held back until the fixes read before it are delivered.
   private var pendingFailure: TraceError?
@@ -179,10 +195,10 @@ private final class ReplayState: @unchecked Sendable {
       queue.sync { close() }
       return nil
     }
-    let item: Result<[SourceReport]?, TraceError> = await withCheckedContinuation {
+    let item: Result<DecodedBatch?, TraceError> = await withCheckedContinuation {
       continuation in
       lock.lock()
-      var taken: Result<[SourceReport]?, TraceError>?
+      var taken: Result<DecodedBatch?, TraceError>?
       if !ready.isEmpty {
         taken = ready.removeFirst()
       } else if producedEnd {
@@ -197,7 +213,7 @@ private final class ReplayState: @unchecked Sendable {
       if start { queue.async { self.produce() } }
       if let taken { continuation.resume(returning: taken) }
     }
-    return try item.get()
+    return try item.get()?.reports
   }
 
   /// Decodes batches until `readAheadDepth` are ready, the trace ends or fails, or the
@@ -225,20 +241,19 @@ private final class ReplayState: @unchecked Sendable {
   }
 
   /// The rest of the current chunk as one batch (reading the next chunk when it is used up).
-  private func batchOnQueue() -> Result<[SourceReport]?, TraceError> {
+  private func batchOnQueue() -> Result<DecodedBatch?, TraceError> {
     switch nextOnQueue() {
     case .failure(let error): return .failure(error)
     case .success(nil): return .success(nil)
     case .success(let (first, _)?):
-      var batch = [first]
-      if case .fix = first {
-        batch.reserveCapacity(buffer.count - index + 1)
-        while index < buffer.count {
-          batch.append(.fix(buffer[index]))
-          index += 1
-        }
+      guard case .fix = first, index < buffer.count else {
+        return .success(DecodedBatch(first: first, rest: []))
       }
-      return .success(batch)
+      // The fixes are handed over as they are (shared, not copied) and wrapped as reports by
+      // the consumer, off the reader's queue, which is the replay's bottleneck.
+      let rest = buffer[index...]
+      index = buffer.count
+      return .success(DecodedBatch(first: first, rest: rest))
     }
   }
 
@@ -261,7 +276,10 @@ private final class ReplayState: @unchecked Sendable {
       }
       while index == buffer.count {
         if let pendingFailure { throw pendingFailure }
+        // The last chunk's fixes may still be with the consumer: keep the capacity anyway.
+        let capacity = buffer.capacity
         buffer.removeAll(keepingCapacity: true)
+        if buffer.capacity < capacity { buffer.reserveCapacity(capacity) }
         index = 0
         guard more, let reader else {
           finished = true
