@@ -38,9 +38,20 @@ public actor InMemoryTrackingStore: TrackingStore {
   private var unsettledCount = 0
   /// The last delivered fix of each mission (the end of its track).
   private var lastDelivered: [String: Fix] = [:]
+  /// Whether `events` and `tracks` are kept (else only what a resume needs).
+  private let keepsEvents: Bool
 
   /// Creates a store holding `missions`.
   public init(missions: [Mission] = []) {
+    self.init(missions: missions, keepsEvents: true)
+  }
+
+  /// Creates a store holding `missions` that, unless `keepsEvents`, keeps no `events` and no
+  /// `tracks` (both stay empty) but everything else, resume points included: for an owner
+  /// that collects the engine's events itself and never reads them here (`TraceReplay`), so
+  /// that every event's memory is held once, not twice.
+  package init(missions: [Mission], keepsEvents: Bool) {
+    self.keepsEvents = keepsEvents
     for mission in missions {
       revision += 1
       self.missions[mission.id] = mission
@@ -132,7 +143,7 @@ public actor InMemoryTrackingStore: TrackingStore {
   public func flush() {}
 
   private func keep(missionID: String, _ recorded: [TrackingEvent]) {
-    guard !recorded.isEmpty else { return }
+    guard keepsEvents, !recorded.isEmpty else { return }
     unsettled.append((missionID, recorded))
     unsettledCount += recorded.count
   }
