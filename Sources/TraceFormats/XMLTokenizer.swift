@@ -84,22 +84,51 @@ struct XMLTokenizer {
     XMLElementStack.makeUnique(&open)
     // On an error the handler is not used again (the tokenizer is not usable after one).
     defer { handler.bufferEnds() }
-    if carry.isEmpty {
-      let consumed = try scan(bytes, &handler)
-      account(bytes, consumed)
-      if consumed < bytes.count { carry.append(contentsOf: bytes[consumed...]) }
-    } else {
-      carry.append(contentsOf: bytes)
-      var local: [UInt8] = []
-      swap(&local, &carry)
-      let consumed = try local.withUnsafeBufferPointer { (buffer) throws(TraceError) -> Int in
-        let consumed = try scan(buffer, &handler)
-        account(buffer, consumed)
-        return consumed
+    var rest = bytes
+    if !carry.isEmpty {
+      // The markup carried from the last chunk is finished with the first bytes of this one
+      // only: appending the whole chunk behind it copied nearly the whole document once more.
+      let carried = carry.count
+      let prefix = min(bytes.count, XMLTokenizer.carryCompletionBytes)
+      carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<prefix]))
+      let consumed = try scanCarry(&handler)
+      if consumed < carried {
+        // Longer than the prefix (rare): carried on with the rest of the chunk, as a whole.
+        carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[prefix...]))
+        _ = try scanCarry(&handler)
+        return
       }
-      local.removeFirst(consumed)
-      swap(&local, &carry)
+      // Scanning goes on in the chunk itself, where the combined scan stopped.
+      carry.removeAll(keepingCapacity: true)
+      rest = UnsafeBufferPointer(rebasing: bytes[(consumed - carried)...])
+      if rest.isEmpty { return }
     }
+    let consumed = try scan(rest, &handler)
+    account(rest, consumed)
+    if consumed < rest.count { carry.append(contentsOf: rest[consumed...]) }
+  }
+
+  /// How many bytes of a chunk finish the markup carried from the last one before the rest
+  /// of the chunk is scanned in place.
+  static let carryCompletionBytes = 4096
+
+  /// Scans `carry` as far as complete markup goes and keeps the rest; returns how many bytes
+  /// were consumed. The handler is told the buffer ends before the rest is moved to its
+  /// front (text it holds in place may lie where the rest goes).
+  private mutating func scanCarry<H: XMLTokenHandler>(_ handler: inout H) throws(TraceError)
+    -> Int
+  {
+    var local: [UInt8] = []
+    swap(&local, &carry)
+    defer { swap(&local, &carry) }
+    let consumed = try local.withUnsafeBufferPointer { (buffer) throws(TraceError) -> Int in
+      let consumed = try scan(buffer, &handler)
+      handler.bufferEnds()
+      account(buffer, consumed)
+      return consumed
+    }
+    local.removeFirst(consumed)
+    return consumed
   }
 
   /// Whether the open element is inside a skipped one.
