@@ -14,7 +14,7 @@ enum ReplayBenchmark: Benchmark {
       missiontrack-bench replay - measure a replay end to end and by part
 
     SYNOPSIS
-      missiontrack-bench replay TRACE [--repeat R]
+      missiontrack-bench replay TRACE [--repeat R] [--rows ROW,...]
 
     DESCRIPTION
       Places one mission at the trace's first fix and measures, R times each (medians):
@@ -37,6 +37,8 @@ enum ReplayBenchmark: Benchmark {
     OPTIONS
       TRACE         A GPX, NMEA or gpsd-JSON trace (e.g. Tools/gen-gpx --points 1000000).
       --repeat R    Repeats per row; the median is reported (default 3).
+      --rows ROWS   Only these rows, comma-separated (parse, pipeline, memory, database,
+                    cli), e.g. '--rows memory' under a profiler (default: all).
 
     EXAMPLES
       Tools/gen-gpx --points 1000000 --out /tmp/track-1m.gpx
@@ -45,6 +47,15 @@ enum ReplayBenchmark: Benchmark {
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
     let repeats = try arguments.int("--repeat", in: 1...100) ?? 3
+    let allRows = ["parse", "pipeline", "memory", "database", "cli"]
+    var selected = Set(allRows)
+    if let list = try arguments.option("--rows") {
+      selected = Set(list.split(separator: ",").map { String($0) })
+      if let unknown = selected.subtracting(allRows).sorted().first {
+        throw CLIError.usage(
+          "--rows: no row '\(unknown)' (rows: \(allRows.joined(separator: ", ")))")
+      }
+    }
     let paths = try arguments.positionals()
     guard paths.count == 1, let path = paths.first else {
       throw CLIError.usage("which TRACE? (one path)")
@@ -72,6 +83,7 @@ enum ReplayBenchmark: Benchmark {
 
     var rows: [(name: String, wall: Double, cpu: Double)] = []
     func measure(_ name: String, _ body: (Int) async throws -> Void) async throws {
+      guard selected.contains(name) else { return }
       var walls: [Double] = []
       var cpus: [Double] = []
       for round in 0..<repeats {

@@ -15,16 +15,43 @@ public actor InMemoryTrackingStore: TrackingStore {
   /// Every transition recorded, oldest first.
   public private(set) var transitions: [MissionTransition] = []
   /// Every event recorded (state events included), in order.
-  public private(set) var events: [TrackingEvent] = []
+  public var events: [TrackingEvent] {
+    settle()
+    return settledEvents
+  }
   /// Fence states by tracked mission, then by fence id.
   public private(set) var fenceStates: [String: [String: FenceState]] = [:]
   /// The delivered track of each mission.
-  public private(set) var tracks: [String: [Fix]] = [:]
+  public var tracks: [String: [Fix]] {
+    settle()
+    return settledTracks
+  }
   /// The distance travelled by each tracked mission, metres.
   public private(set) var travelledMeters: [String: Double] = [:]
 
+  private var settledEvents: [TrackingEvent] = []
+  private var settledTracks: [String: [Fix]] = [:]
+  /// What was recorded since `events` or `tracks` was last read, as handed over (the
+  /// engine's arrays, shared, not copied): a replay that never reads them pays no copy per
+  /// event.
+  private var unsettled: [(missionID: String, events: [TrackingEvent])] = []
+  private var unsettledCount = 0
+  /// The last delivered fix of each mission (the end of its track).
+  private var lastDelivered: [String: Fix] = [:]
+  /// Whether `events` and `tracks` are kept (else only what a resume needs).
+  private let keepsEvents: Bool
+
   /// Creates a store holding `missions`.
   public init(missions: [Mission] = []) {
+    self.init(missions: missions, keepsEvents: true)
+  }
+
+  /// Creates a store holding `missions` that, unless `keepsEvents`, keeps no `events` and no
+  /// `tracks` (both stay empty) but everything else, resume points included: for an owner
+  /// that collects the engine's events itself and never reads them here (`TraceReplay`), so
+  /// that every event's memory is held once, not twice.
+  package init(missions: [Mission], keepsEvents: Bool) {
+    self.keepsEvents = keepsEvents
     for mission in missions {
       revision += 1
       self.missions[mission.id] = mission
@@ -68,7 +95,7 @@ public actor InMemoryTrackingStore: TrackingStore {
   /// The stored fence states, last delivered fix and travelled distance of mission `id`.
   public func resumePoint(ofMission id: String) -> TrackingPipeline.Resume? {
     let fences = fenceStates[id] ?? [:]
-    let last = tracks[id]?.last
+    let last = lastDelivered[id]
     if fences.isEmpty && last == nil { return nil }
     return TrackingPipeline.Resume(
       fenceStates: fences, lastDelivered: last, travelledMeters: travelledMeters[id] ?? 0)
@@ -90,7 +117,7 @@ public actor InMemoryTrackingStore: TrackingStore {
     mission.state = transition.to
     store(mission)
     transitions.append(transition)
-    events.append(transition.event)
+    keep(missionID: mission.id, [transition.event])
   }
 
   /// Records the batch while its mission is tracked.
@@ -101,16 +128,39 @@ public actor InMemoryTrackingStore: TrackingStore {
     guard mission.state.isTracking else {
       throw TrackingError.changedElsewhere(missionID: mission.id, state: mission.state)
     }
-    var fixes: [Fix] = []
-    for event in batch.events {
-      if case .fix(let fix, _, _) = event.kind { fixes.append(fix) }
+    for event in batch.events.reversed() {
+      if case .fix(let fix, _, _) = event.kind {
+        lastDelivered[batch.missionID] = fix
+        break
+      }
     }
-    if !fixes.isEmpty { tracks[batch.missionID, default: []].append(contentsOf: fixes) }
-    events.append(contentsOf: batch.events)
+    keep(missionID: batch.missionID, batch.events)
     fenceStates[batch.missionID, default: [:]].merge(batch.fenceStates) { $1 }
     travelledMeters[batch.missionID] = batch.travelledMeters
   }
 
   /// Nothing to do: every call is complete when it returns.
   public func flush() {}
+
+  private func keep(missionID: String, _ recorded: [TrackingEvent]) {
+    guard keepsEvents, !recorded.isEmpty else { return }
+    unsettled.append((missionID, recorded))
+    unsettledCount += recorded.count
+  }
+
+  /// Moves what was recorded since the last read into `events` and `tracks`.
+  private func settle() {
+    guard !unsettled.isEmpty else { return }
+    settledEvents.reserveCapacity(settledEvents.count + unsettledCount)
+    for (missionID, recorded) in unsettled {
+      settledEvents.append(contentsOf: recorded)
+      for event in recorded {
+        if case .fix(let fix, _, _) = event.kind {
+          settledTracks[missionID, default: []].append(fix)
+        }
+      }
+    }
+    unsettled.removeAll()
+    unsettledCount = 0
+  }
 }

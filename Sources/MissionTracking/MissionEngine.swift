@@ -433,9 +433,18 @@ public actor MissionEngine {
     return current.task
   }
 
+  /// Empties `scratch` for the next events, keeping its capacity also when its buffer went
+  /// out with the last events (to the store and the consumer): a fresh empty array would
+  /// grow again by doubling, copying each batch's events several times.
+  private func clearScratch() {
+    let capacity = scratch.capacity
+    scratch.removeAll(keepingCapacity: true)
+    if scratch.capacity < capacity { scratch.reserveCapacity(capacity) }
+  }
+
   private func finishPipeline() async throws {
     guard var current = session, !current.finished else { return }
-    scratch.removeAll(keepingCapacity: true)
+    clearScratch()
     current.pipeline.finish(into: &scratch)
     current.finished = true
     session = current
@@ -454,7 +463,7 @@ public actor MissionEngine {
     guard var current = session, current.generation == generation, !current.finished else {
       return false
     }
-    scratch.removeAll(keepingCapacity: true)
+    clearScratch()
     var mayArrive = lifecycles[current.missionID]?.state == .active
     for report in batch {
       let before = scratch.count
@@ -463,8 +472,11 @@ public actor MissionEngine {
         // Invalid reports (no fix, (0, 0)) never move the neighbourhood.
         if configuration.evaluatesOtherFences, FixCleaner.invalidity(of: fix) == nil {
           let point = fix.coordinate
+          let refresh = configuration.nearbyRefreshMeters
+          // The bound (no trigonometry) settles the common case: it never understates.
           let moved = current.lastQueryPoint.map {
-            $0.distance(to: point) > configuration.nearbyRefreshMeters
+            $0.distanceUpperBound(to: point, cosLatitude: 1) > refresh
+              && $0.distance(to: point) > refresh
           }
           if moved ?? true {
             current.pipeline.replaceNearbyFences(
@@ -487,7 +499,7 @@ public actor MissionEngine {
       guard await publishOrFail(scratch), let updated = session, updated.generation == generation
       else { return false }
       current = updated
-      scratch.removeAll(keepingCapacity: true)
+      clearScratch()
     }
     session = current
     return await publishOrFail(scratch) && session?.generation == generation

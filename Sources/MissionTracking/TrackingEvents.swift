@@ -11,6 +11,12 @@ public struct TrackingEvents: AsyncSequence, Sendable {
 
   init(_ batches: AsyncStream<[TrackingEvent]>) { self.batches = batches }
 
+  /// The events as the engine hands them over, a batch at a time: for a consumer that keeps
+  /// every event, which then copies each once (iterating them one by one copies each out of
+  /// its batch and again into the consumer's array, as it grows). Instead of iterating
+  /// `self`, not beside it.
+  package var batchesAsHandedOver: AsyncStream<[TrackingEvent]> { batches }
+
   /// Iterates the events.
   public func makeAsyncIterator() -> Iterator { Iterator(batches.makeAsyncIterator()) }
 

@@ -67,6 +67,10 @@ struct GPXMapping: XMLTokenHandler {
   private var segmentCount = 0
   private var point = PendingPoint()
   private var field: Field?
+  /// The open field's text while it is one piece in the buffer being scanned (the usual
+  /// case): read in place at the end tag, copied into `capture` only when a second piece
+  /// comes or the buffer ends first.
+  private var direct: UnsafeBufferPointer<UInt8>?
   private var capture: [UInt8] = []
   private var captureOverflow = false
   private var captureHasMarkup = false
@@ -168,7 +172,8 @@ struct GPXMapping: XMLTokenHandler {
       try readPointAttributes(tag, locator)
     } else if let newField {
       field = newField
-      capture.removeAll(keepingCapacity: true)
+      if !capture.isEmpty { capture.removeAll(keepingCapacity: true) }
+      direct = nil
       captureOverflow = false
       captureHasMarkup = false
     }
@@ -187,10 +192,25 @@ struct GPXMapping: XMLTokenHandler {
 
   mutating func characters(_ text: UnsafeBufferPointer<UInt8>) {
     guard field != nil, !captureOverflow else { return }
-    if capture.count + text.count > GPXMapping.maxValueBytes {
+    let held = capture.count + (direct?.count ?? 0)
+    if held + text.count > GPXMapping.maxValueBytes {
       captureOverflow = true
       return
     }
+    if held == 0, direct == nil {
+      direct = text
+      return
+    }
+    keepDirect()
+    capture.append(contentsOf: text)
+  }
+
+  mutating func bufferEnds() { keepDirect() }
+
+  /// Copies the text held in place into `capture`.
+  private mutating func keepDirect() {
+    guard let text = direct else { return }
+    direct = nil
     capture.append(contentsOf: text)
   }
 
@@ -215,9 +235,12 @@ struct GPXMapping: XMLTokenHandler {
         throw locator.error(
           at: nameRange.lowerBound, "duplicate attribute \(isLat ? "lat" : "lon")")
       }
-      let number = XMLReferences.withUnescaped(UnsafeBufferPointer(rebasing: b[valueRange])) {
-        $0.flatMap(DecimalText.parseDouble)
-      }
+      // A reference (`&`) is never part of a number: the raw value is tried first, and only
+      // a value that is not a number is looked at for references (one pass fewer).
+      let raw = UnsafeBufferPointer(rebasing: b[valueRange])
+      let number =
+        DecimalText.parseDouble(raw)
+        ?? XMLReferences.withUnescaped(raw) { $0.flatMap(DecimalText.parseDouble) }
       if isLat {
         lat = number
         latRange = valueRange
@@ -280,29 +303,42 @@ struct GPXMapping: XMLTokenHandler {
   private mutating func finishField(at endTag: Int, _ locator: XMLLocator) throws(TraceError) {
     guard let current = field else { return }
     field = nil
+    let inPlace = direct
+    direct = nil
     guard inPoint, point.skipReason == nil else { return }
-    var start = 0
-    var end = capture.count
-    while start < end, XMLTokenizer.isSpace(capture[start]) { start += 1 }
-    while end > start, XMLTokenizer.isSpace(capture[end - 1]) { end -= 1 }
-    if start == end, !captureOverflow, !captureHasMarkup { return }  // empty: absent
-    var ok = false
-    if !captureOverflow, !captureHasMarkup {
+    if let inPlace {
+      try finishField(current, text: inPlace, at: endTag, locator)
+    } else {
       var local: [UInt8] = []
       swap(&local, &capture)
       defer { swap(&local, &capture) }
-      local.withUnsafeBufferPointer { all in
-        XMLReferences.withUnescaped(UnsafeBufferPointer(rebasing: all[start..<end])) { decoded in
-          guard let v = decoded else { return }
-          ok = read(current, from: v)
-        }
+      try local.withUnsafeBufferPointer { (all) throws(TraceError) in
+        try finishField(current, text: all, at: endTag, locator)
+      }
+    }
+  }
+
+  /// Reads the value of field `current` from its whole `text`.
+  private mutating func finishField(
+    _ current: Field, text: UnsafeBufferPointer<UInt8>, at endTag: Int, _ locator: XMLLocator
+  ) throws(TraceError) {
+    var start = 0
+    var end = text.count
+    while start < end, XMLTokenizer.isSpace(text[start]) { start += 1 }
+    while end > start, XMLTokenizer.isSpace(text[end - 1]) { end -= 1 }
+    if start == end, !captureOverflow, !captureHasMarkup { return }  // empty: absent
+    var ok = false
+    if !captureOverflow, !captureHasMarkup {
+      XMLReferences.withUnescaped(UnsafeBufferPointer(rebasing: text[start..<end])) { decoded in
+        guard let v = decoded else { return }
+        ok = read(current, from: v)
       }
     }
     guard !ok else { return }
     let shown =
       captureOverflow
       ? "longer than \(GPXMapping.maxValueBytes) bytes"
-      : "\"" + String(decoding: capture[start..<end], as: UTF8.self) + "\""
+      : "\"" + String(decoding: text[start..<end], as: UTF8.self) + "\""
     let message = "bad <\(current.tag)> value \(shown) in <\(point.kind.rawValue)>"
     if strict {
       // At the end tag: always in the buffer, so the place does not depend on chunking.

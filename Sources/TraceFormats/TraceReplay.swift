@@ -87,11 +87,15 @@ public enum TraceReplay {
       start = await source.firstFixTime() ?? Date(timeIntervalSince1970: 0)
     }
     let engine = MissionEngine(
-      store: InMemoryTrackingStore(missions: [mission] + otherMissions), source: source,
+      // The events are collected from the engine below; the store need not keep them too.
+      store: InMemoryTrackingStore(missions: [mission] + otherMissions, keepsEvents: false),
+      source: source,
       clock: ManualClock(start), configuration: configuration)
     let collector = Task {
+      // Whole batches as they come, copied while the replay runs (the engine mostly waits
+      // for the reader), not after it.
       var events: [TrackingEvent] = []
-      for await event in engine.events { events.append(event) }
+      for await batch in engine.events.batchesAsHandedOver { events.append(contentsOf: batch) }
       return events
     }
     do {

@@ -14,8 +14,8 @@ import MissionTracking
 ///   with the wall clock.
 ///
 /// The trace is read chunk by chunk on demand (constant memory): `reports()` reads nothing
-/// ahead of the consumer; `reportBatches()` unpaced decodes one chunk ahead, so that parsing
-/// runs beside tracking. Blocking reads run on a private serial queue, never on the
+/// ahead of the consumer; `reportBatches()` unpaced decodes up to eight chunks ahead, so that
+/// parsing runs beside tracking and does not stall while the consumer waits to be scheduled. Blocking reads run on a private serial queue, never on the
 /// cooperative pool.
 /// Stopping the iteration (cancelling the consuming task or dropping the iterator) stops
 /// reading and closes the file; a read already blocked on an idle pipe or tty returns when
@@ -100,8 +100,9 @@ public struct TraceReplaySource: FixSource {
   }
 }
 
-/// The reader and pacing state of one replay. Mutable state is touched only inside
-/// `queue.sync`/`queue.async` blocks on one serial queue, so `@unchecked Sendable` is safe.
+/// The reader and pacing state of one replay. The reader's state is touched only inside
+/// `queue.sync`/`queue.async` blocks on one serial queue, and the read-ahead state only while
+/// holding `lock`, so `@unchecked Sendable` is safe.
 private final class ReplayState: @unchecked Sendable {
   private let source: TraceReplaySource
   private let queue = DispatchQueue(label: "missiontrack.replay")
@@ -115,12 +116,44 @@ private final class ReplayState: @unchecked Sendable {
   private var records: [TraceRecord] = []
   /// The last point given to the consumer, for timing the next untimed one.
   private var lastPoint: (time: Date, coordinate: Coordinate)?
-  /// The batch decoded ahead by `nextBatch` (unpaced replays only).
-  private var readAhead: Result<[SourceReport]?, TraceError>?
+  // Read-ahead of `nextBatch` (unpaced replays only), guarded by `lock`.
+  private let lock = NSLock()
+  /// Batches decoded ahead, oldest first; after the end or a failure, nothing more comes.
+  private var ready: [Result<DecodedBatch?, TraceError>] = []
+  /// The consumer waiting for the next batch (only while `ready` is empty).
+  private var waiter: CheckedContinuation<Result<DecodedBatch?, TraceError>, Never>?
+  /// Whether `produce()` is queued or running.
+  private var producing = false
+  /// Whether the producer delivered the end or a failure.
+  private var producedEnd = false
+  /// Whether the consumer stopped (cancelled): nothing more is read.
+  private var stopped = false
+  /// How many batches are decoded ahead of the consumer at most.
+  static let readAheadDepth = 8
+
+  /// A batch as the reader's queue hands it over: the first report, then the rest of the
+  /// chunk's fixes as decoded.
+  private struct DecodedBatch {
+    var first: SourceReport
+    var rest: ArraySlice<Fix>
+
+    /// The batch as the source delivers it.
+    var reports: [SourceReport] {
+      var batch: [SourceReport] = []
+      batch.reserveCapacity(rest.count + 1)
+      batch.append(first)
+      for fix in rest { batch.append(.fix(fix)) }
+      return batch
+    }
+  }
   private var previousFixTime: Date?
   /// A read error held back until the fixes read before it are delivered.
   private var pendingFailure: TraceError?
   private let startedAt = ContinuousClock.now
+  /// Bytes read (and fixes decoded) at a time: 256 KiB, about 750 GPX points or 1,500 NMEA
+  /// epochs per batch, so that the hand-over to the engine (a queue hop, an actor hop, the
+  /// store's call, a wake-up of the consumer) is paid once per several hundred fixes.
+  static let chunkBytes = 1 << 18
 
   init(source: TraceReplaySource) { self.source = source }
 
@@ -151,40 +184,76 @@ private final class ReplayState: @unchecked Sendable {
 
   /// The reports of the rest of the current chunk (at least one), or nil at the end or when
   /// the consumer was cancelled. For unpaced replays only.
+  ///
+  /// Chunks are decoded on the queue up to `readAheadDepth` ahead of the consumer, which
+  /// takes a ready batch under the lock without a hop to the queue: on a busy machine the
+  /// consumer's wake-ups are late, and a reader one chunk ahead then sat idle for most of
+  /// them.
   func nextBatch() async throws -> [SourceReport]? {
     if Task.isCancelled {
+      lock.withLock { stopped = true }
       queue.sync { close() }
       return nil
     }
-    let item: Result<[SourceReport]?, TraceError> = await withCheckedContinuation {
+    let item: Result<DecodedBatch?, TraceError> = await withCheckedContinuation {
       continuation in
-      queue.async {
-        let result = self.readAhead ?? self.batchOnQueue()
-        self.readAhead = nil
-        continuation.resume(returning: result)
-        // Decode the next chunk while the consumer works on this one (two cores: parsing
-        // overlaps tracking); the next call takes it from here.
-        if case .success(.some) = result { self.readAhead = self.batchOnQueue() }
+      lock.lock()
+      var taken: Result<DecodedBatch?, TraceError>?
+      if !ready.isEmpty {
+        taken = ready.removeFirst()
+      } else if producedEnd {
+        taken = .success(nil)
+      } else {
+        waiter = continuation
       }
+      let start =
+        !producing && !producedEnd && !stopped && ready.count < ReplayState.readAheadDepth
+      if start { producing = true }
+      lock.unlock()
+      if start { queue.async { self.produce() } }
+      if let taken { continuation.resume(returning: taken) }
     }
-    return try item.get()
+    return try item.get()?.reports
+  }
+
+  /// Decodes batches until `readAheadDepth` are ready, the trace ends or fails, or the
+  /// consumer stops; each goes to the waiting consumer, else into `ready`. On the queue.
+  private func produce() {
+    while true {
+      if lock.withLock({ stopped }) {
+        lock.withLock { producing = false }
+        return
+      }
+      let result = batchOnQueue()
+      var ends = true
+      if case .success(.some) = result { ends = false }
+      lock.lock()
+      if ends { producedEnd = true }
+      let waiting = waiter
+      waiter = nil
+      if waiting == nil { ready.append(result) }
+      let more = !ends && !stopped && ready.count < ReplayState.readAheadDepth
+      if !more { producing = false }
+      lock.unlock()
+      waiting?.resume(returning: result)
+      if !more { return }
+    }
   }
 
   /// The rest of the current chunk as one batch (reading the next chunk when it is used up).
-  private func batchOnQueue() -> Result<[SourceReport]?, TraceError> {
+  private func batchOnQueue() -> Result<DecodedBatch?, TraceError> {
     switch nextOnQueue() {
     case .failure(let error): return .failure(error)
     case .success(nil): return .success(nil)
     case .success(let (first, _)?):
-      var batch = [first]
-      if case .fix = first {
-        batch.reserveCapacity(buffer.count - index + 1)
-        while index < buffer.count {
-          batch.append(.fix(buffer[index]))
-          index += 1
-        }
+      guard case .fix = first, index < buffer.count else {
+        return .success(DecodedBatch(first: first, rest: []))
       }
-      return .success(batch)
+      // The fixes are handed over as they are (shared, not copied) and wrapped as reports by
+      // the consumer, off the reader's queue, which is the replay's bottleneck.
+      let rest = buffer[index...]
+      index = buffer.count
+      return .success(DecodedBatch(first: first, rest: rest))
     }
   }
 
@@ -197,16 +266,20 @@ private final class ReplayState: @unchecked Sendable {
         if let bytes = source.bytes {
           reader = TraceReader(
             bytes: bytes, name: source.path, strict: source.strict,
-            fallbackDate: source.fallbackDate, rollover: source.rollover)
+            fallbackDate: source.fallbackDate, rollover: source.rollover,
+            chunkSize: ReplayState.chunkBytes)
         } else {
           reader = try TraceReader(
             path: source.path, strict: source.strict, fallbackDate: source.fallbackDate,
-            rollover: source.rollover)
+            rollover: source.rollover, chunkSize: ReplayState.chunkBytes)
         }
       }
       while index == buffer.count {
         if let pendingFailure { throw pendingFailure }
+        // The last chunk's fixes may still be with the consumer: keep the capacity anyway.
+        let capacity = buffer.capacity
         buffer.removeAll(keepingCapacity: true)
+        if buffer.capacity < capacity { buffer.reserveCapacity(capacity) }
         index = 0
         guard more, let reader else {
           finished = true

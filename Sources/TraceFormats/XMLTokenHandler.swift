@@ -19,8 +19,12 @@ protocol XMLTokenHandler {
     throws(TraceError)
 
   /// Character data inside the root element, raw (references not yet replaced), or the
-  /// content of a CDATA section; one run of text may come in several pieces.
+  /// content of a CDATA section; one run of text may come in several pieces. `text` points
+  /// into the buffer being scanned: it stays valid until `bufferEnds()`.
   mutating func characters(_ text: UnsafeBufferPointer<UInt8>)
+
+  /// The buffer the tokens were in is done with: copy what is still needed of it.
+  mutating func bufferEnds()
 
   /// An element was skipped whole for exceeding a limit (lenient mode), with the reason.
   mutating func skipped(_ reason: String)

@@ -293,6 +293,24 @@ struct GPXDecoderTests {
     "<extensions><big data=\"" + String(repeating: "z", count: (1 << 20) + 100)
     + "\"/></extensions>"
 
+  @Test func aValueSplitFromALongEndTagByTheChunkingIsReadWhole() throws {
+    // The value is held in place until its end tag completes; an end tag with trailing
+    // spaces, cut by a chunk boundary, must not move the bytes under it.
+    let text = GPXDecoderTests.points(1) { _ in
+      "<ele>7</ele" + String(repeating: " ", count: 12) + ">"
+    }
+    let bytes = Array(text.utf8)
+    let whole = try T.decode(bytes)
+    #expect(whole.fixes.map(\.altitudeMeters) == [7])
+    // Every first cut, then every second cut up to 40 bytes later.
+    for first in 1..<bytes.count {
+      for second in 1...40 {
+        let run = try T.decode(bytes, chunkSizes: [first, second, 1 << 16])
+        #expect(run.fixes == whole.fixes, "cut at \(first) and \(first + second)")
+      }
+    }
+  }
+
   @Test func oneMalformedElementCostsOnlyThatElement() throws {
     let text = GPXDecoderTests.points(1039) { k in
       k == 715 ? GPXDecoderTests.deepExtension : k == 900 ? GPXDecoderTests.hugeTag : ""
