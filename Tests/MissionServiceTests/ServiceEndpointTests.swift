@@ -611,11 +611,14 @@ struct ServiceEndpointTests {
       "a refused method changed nothing")
     for path in [
       "/v2/missions", "/v1", "/v1/", "/v1/nothing", "/v1/missions/sig-101/nothing",
-      "/v1/missions/sig-101/track/more", "/healthz/x", "/favicon.ico", "/v1/status/x",
+      "/v1/missions/sig-101/track/more", "/healthz/x", "/favicon.ico/x", "/v1/status/x",
       "//v1/missions", "/v1//missions",
     ] {
       ServiceCheck.error(try ServiceCheck.get(server, path), 404)
     }
+    // A browser's icon request gets an empty answer, not an error.
+    let icon = try ServiceCheck.get(server, "/favicon.ico")
+    #expect(icon.status == 204 && icon.body.isEmpty)
     // HEAD answers like GET, without the body.
     for path in ["/healthz", "/v1/status", "/v1/missions/sig-101", "/", "/metrics"] {
       let head = try ServiceCheck.get(server, path, method: "HEAD")
