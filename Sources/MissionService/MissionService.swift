@@ -134,6 +134,7 @@ package final class MissionService: @unchecked Sendable {
     }
     if path != "/healthz" {
       try refuseForeignPages(request)
+      if let login = try signIn(request) { return login }
       try authorize(request)
     }
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -221,8 +222,47 @@ package final class MissionService: @unchecked Sendable {
     return name.hasPrefix("127.") && inet_pton(AF_INET, String(name), &address) == 1
   }
 
+  /// The name of the cookie that carries the token for the map page (a browser's
+  /// `EventSource` cannot send an `Authorization` header).
+  static let tokenCookie = "missiontrack_token"
+
+  /// `GET /?token=TOKEN` with the right token: a redirect to `/` that sets the token as an
+  /// HttpOnly, SameSite=Strict cookie, so the map page and its event stream work with
+  /// `--token-file` and the token leaves the address bar. Nil for any other request.
+  /// - Throws: `ServiceError.unauthorized` for a wrong token.
+  private func signIn(_ request: HTTPRequest) throws -> HTTPResponse? {
+    guard let token = configuration.token, request.path == "/", request.isRead,
+      let given = request.query["token"]
+    else { return nil }
+    guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+      throw ServiceError.unauthorized("wrong token")
+    }
+    return HTTPResponse(
+      status: 303, contentType: "text/plain; charset=utf-8", text: "signed in\n",
+      headers: [
+        ("Location", "/"),
+        ("Set-Cookie", "\(Self.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict"),
+      ])
+  }
+
+  /// The value of cookie `name` in the request's `Cookie` header.
+  private func cookie(_ name: String, in request: HTTPRequest) -> String? {
+    for pair in (request.header("cookie") ?? "").split(separator: ";") {
+      let parts = pair.split(separator: "=", maxSplits: 1)
+      if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+        return parts[1].trimmingCharacters(in: .whitespaces)
+      }
+    }
+    return nil
+  }
+
   private func authorize(_ request: HTTPRequest) throws {
     guard let token = configuration.token else { return }
+    if let given = cookie(Self.tokenCookie, in: request),
+      Self.constantTimeEqual(Array(given.utf8), Array(token.utf8))
+    {
+      return
+    }
     // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared exactly.
     let given = Array((request.header("authorization") ?? "").utf8)
     let scheme = Array("bearer ".utf8)

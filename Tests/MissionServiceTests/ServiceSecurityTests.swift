@@ -61,6 +61,8 @@ struct ServiceSecurityTests {
       ["Authorization": "Basic \(Data("user:\(Self.token)".utf8).base64EncodedString())"],
       ["Authorization": Self.token],
       ["X-Token": Self.token],
+      ["Cookie": "missiontrack_token=\(wrongLast)X"],
+      ["Cookie": "other=\(Self.token)"],
     ]
     let requests: [(String, String)] = [
       ("GET", "/v1/status"), ("GET", "/v1/missions"), ("GET", "/v1/missions?lat=59.6&lon=17.7"),
@@ -93,6 +95,19 @@ struct ServiceSecurityTests {
     #expect(try ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
     let anyCase = ["Authorization": "bearer \(Self.token)"]
     #expect(try ServiceCheck.get(server, "/v1/status", headers: anyCase).status == 200)
+    // The map page signs in once with ?token=: a redirect that sets an HttpOnly cookie,
+    // which then authorizes the page, its script and its event stream.
+    ServiceCheck.error(try ServiceCheck.get(server, "/?token=\(wrongLast)X"), 401)
+    let signIn = try ServiceCheck.get(server, "/?token=\(Self.token)")
+    #expect(signIn.status == 303)
+    #expect(signIn.headers["location"] == "/")
+    let setCookie = signIn.headers["set-cookie"] ?? ""
+    #expect(setCookie.hasPrefix("missiontrack_token=\(Self.token);"))
+    #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+    let cookie = ["Cookie": "theme=dark; missiontrack_token=\(Self.token)"]
+    for path in ["/", "/map.js", "/v1/status", "/v1/missions/sig-101/events"] {
+      #expect(try ServiceCheck.get(server, path, headers: cookie).status == 200, "\(path)")
+    }
     // /healthz is for load balancers and systemd: open, with or without a token.
     #expect(ServiceCheck.healthy(server))
     #expect(try ServiceCheck.get(server, "/healthz", headers: wrongs[1]).status == 200)
