@@ -14,6 +14,20 @@ package struct JSONObjectWriter {
     bytes.append(UInt8(ascii: "{"))
   }
 
+  /// A writer that appends its object to `bytes`, taken over and handed back by `finish()`:
+  /// a response of many objects is built in one buffer, without a buffer and a String per
+  /// object.
+  package init(appendingTo bytes: consuming [UInt8]) {
+    self.bytes = bytes
+    self.bytes.append(UInt8(ascii: "{"))
+  }
+
+  /// The bytes given to `init(appendingTo:)` (or none) followed by the finished object.
+  package consuming func finish() -> [UInt8] {
+    bytes.append(UInt8(ascii: "}"))
+    return bytes
+  }
+
   /// Appends the UTF-8 of `text` in one copy (iterating `String.UTF8View` byte by byte is
   /// several times slower).
   private static func appendUTF8(_ text: String, to out: inout [UInt8]) {

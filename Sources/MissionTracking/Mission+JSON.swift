@@ -6,8 +6,15 @@ extension Mission {
   package var jsonObject: String { jsonWriter().result }
 
   /// `jsonObject` as a writer, for callers that add fields (`distance_m`).
-  package func jsonWriter() -> JSONObjectWriter {
-    var json = JSONObjectWriter()
+  package func jsonWriter() -> JSONObjectWriter { members(of: JSONObjectWriter()) }
+
+  /// `jsonWriter()` appending to `bytes` (see `JSONObjectWriter.init(appendingTo:)`).
+  package func jsonWriter(appendingTo bytes: consuming [UInt8]) -> JSONObjectWriter {
+    members(of: JSONObjectWriter(appendingTo: bytes))
+  }
+
+  private func members(of writer: consuming JSONObjectWriter) -> JSONObjectWriter {
+    var json = writer
     json.add("id", id)
     json.add("lat", coordinate.latitude)
     json.add("lon", coordinate.longitude)
