@@ -18,7 +18,7 @@ package struct JSONObjectWriter {
   /// a response of many objects is built in one buffer, without a buffer and a String per
   /// object.
   package init(appendingTo bytes: consuming [UInt8]) {
-    self.bytes = bytes
+    self.bytes = consume bytes
     self.bytes.append(UInt8(ascii: "{"))
   }
 

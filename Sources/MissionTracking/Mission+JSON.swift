@@ -6,15 +6,21 @@ extension Mission {
   package var jsonObject: String { jsonWriter().result }
 
   /// `jsonObject` as a writer, for callers that add fields (`distance_m`).
-  package func jsonWriter() -> JSONObjectWriter { members(of: JSONObjectWriter()) }
+  package func jsonWriter() -> JSONObjectWriter {
+    var json = JSONObjectWriter()
+    addMembers(to: &json)
+    return json
+  }
 
   /// `jsonWriter()` appending to `bytes` (see `JSONObjectWriter.init(appendingTo:)`).
   package func jsonWriter(appendingTo bytes: consuming [UInt8]) -> JSONObjectWriter {
-    members(of: JSONObjectWriter(appendingTo: bytes))
+    var json = JSONObjectWriter(appendingTo: bytes)
+    addMembers(to: &json)
+    return json
   }
 
-  private func members(of writer: consuming JSONObjectWriter) -> JSONObjectWriter {
-    var json = writer
+  // In place: a writer passed by value and then mutated would copy the caller's buffer.
+  private func addMembers(to json: inout JSONObjectWriter) {
     json.add("id", id)
     json.add("lat", coordinate.latitude)
     json.add("lon", coordinate.longitude)
@@ -25,6 +31,5 @@ extension Mission {
     json.addIfPresent("address", address)
     json.add("radius_m", geofenceRadiusMeters)
     json.addIfPresent("deadline", deadline.map { UTCTime.format($0) })
-    return json
   }
 }
