@@ -1,7 +1,7 @@
 import Foundation
 
 /// A found mission during a query: its distance and slot.
-typealias GridCandidate = (distance: Double, slot: Int32)
+@usableFromInline typealias GridCandidate = (distance: Double, slot: Int32)
 
 /// Metres per degree of a great circle on the model sphere.
 private let metersPerDegree = Earth.meanRadiusMeters * radiansPerDegree
@@ -62,7 +62,13 @@ private func arcSeparation(_ lon: Double, _ low: Double, _ high: Double) -> Doub
 extension GridStorage {
   /// The results for `candidates`, which must already be in order.
   func matches(_ candidates: [GridCandidate]) -> [ProximityMatch] {
-    candidates.map { ProximityMatch(id: ids[Int($0.slot)], distanceMeters: $0.distance) }
+    candidates.map(match)
+  }
+
+  /// The result for one candidate.
+  @usableFromInline
+  func match(_ candidate: GridCandidate) -> ProximityMatch {
+    ProximityMatch(id: ids[Int(candidate.slot)], distanceMeters: candidate.distance)
   }
 
   /// Every live mission within `radiusMeters` (inclusive) of `center` that passes `filter`,
@@ -71,6 +77,14 @@ extension GridStorage {
   func missions(
     within radiusMeters: Double, of center: Coordinate, filter: ((Int32) -> Bool)?
   ) -> [ProximityMatch] {
+    matches(candidates(within: radiusMeters, of: center, filter: filter))
+  }
+
+  /// `missions(within:of:filter:)` as slots, in result order.
+  @usableFromInline
+  func candidates(
+    within radiusMeters: Double, of center: Coordinate, filter: ((Int32) -> Bool)?
+  ) -> [GridCandidate] {
     guard count > 0 else { return [] }
     let query = QueryPoint(center)
     let angular = radiusMeters / Earth.meanRadiusMeters
@@ -135,7 +149,7 @@ extension GridStorage {
       }
     }
     sortInResultOrder(&found, ids: ids)
-    return matches(found)
+    return found
   }
 
   /// Every live mission inside `box` that passes `filter`, ordered by distance from `origin`
@@ -191,6 +205,15 @@ extension GridStorage {
   func nearest(
     _ k: Int, to center: Coordinate, maxRadiusMeters: Double, filter: ((Int32) -> Bool)?
   ) -> [ProximityMatch] {
+    matches(
+      nearestCandidates(k, to: center, maxRadiusMeters: maxRadiusMeters, filter: filter))
+  }
+
+  /// `nearest(_:to:maxRadiusMeters:filter:)` as slots, in result order.
+  @usableFromInline
+  func nearestCandidates(
+    _ k: Int, to center: Coordinate, maxRadiusMeters: Double, filter: ((Int32) -> Bool)?
+  ) -> [GridCandidate] {
     guard count > 0, k > 0 else { return [] }
     let query = QueryPoint(center)
     let centerLon = center.longitude == 180 ? -180 : center.longitude
@@ -286,6 +309,6 @@ extension GridStorage {
         }
       }
     }
-    return matches(heap.sorted())
+    return heap.sorted()
   }
 }

@@ -48,6 +48,43 @@ extension SpatialGrid {
       filter: slotFilter(predicate))
   }
 
+  /// `missions(within:of:where:)`, each match with its payload: what a caller that keeps
+  /// its records as payloads needs, without a second lookup by id per match.
+  ///
+  /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius.
+  /// - Complexity: As `missions(within:of:where:)`.
+  @inlinable
+  public func missionsWithPayloads(
+    within radiusMeters: Double, of center: Coordinate,
+    where predicate: ((Payload) -> Bool)? = nil
+  ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
+    guard radiusMeters.isFinite, radiusMeters >= 0 else {
+      throw .invalidDistance(radiusMeters)
+    }
+    return storage.candidates(within: radiusMeters, of: center, filter: slotFilter(predicate))
+      .map { (storage.match($0), payloads[Int($0.slot)]) }
+  }
+
+  /// `nearest(_:to:within:where:)`, each match with its payload.
+  ///
+  /// - Throws: `ProximityError.invalidCount` for a negative `k`, `.invalidDistance` for a
+  ///   negative or non-finite radius.
+  /// - Complexity: As `nearest(_:to:within:where:)`.
+  @inlinable
+  public func nearestWithPayloads(
+    _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
+    where predicate: ((Payload) -> Bool)? = nil
+  ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
+    guard k >= 0 else { throw .invalidCount(k) }
+    if let maxRadiusMeters, !(maxRadiusMeters.isFinite && maxRadiusMeters >= 0) {
+      throw .invalidDistance(maxRadiusMeters)
+    }
+    return storage.nearestCandidates(
+      k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity,
+      filter: slotFilter(predicate)
+    ).map { (storage.match($0), payloads[Int($0.slot)]) }
+  }
+
   /// The missions inside `box` (edges inclusive; a box with `west > east` crosses ±180),
   /// ordered by distance from `origin` then id, at most `limit` of them.
   ///

@@ -7,8 +7,14 @@ struct HTTPRequest: Sendable {
   var path: String
   /// The query arguments, decoded; a name given twice keeps the first value.
   var query: [String: String]
-  /// The headers, names lower-cased; a header given twice keeps the first value.
+  /// The headers, names lower-cased; a header given twice keeps the first value. From the
+  /// server, only those named in `headerNames`.
   var headers: [String: String]
+
+  /// The headers `HTTPServer` reads into `headers` (lower case): every one a route uses.
+  static let headerNames = [
+    "authorization", "content-type", "cookie", "host", "last-event-id", "origin",
+  ]
   /// The body.
   var body: [UInt8]
 

@@ -169,8 +169,7 @@ final class HTTPServer: @unchecked Sendable {
   ) -> HTTPRequest {
     HTTPRequest(
       method: String(cString: method), path: String(cString: url),
-      query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
-      headers: values(connection, .HEADER_KIND, lowercased: true), body: body)
+      query: values(connection, .GET_ARGUMENT_KIND), headers: headers(connection), body: body)
   }
 
   private func tooLargeResponse() -> HTTPResponse {
@@ -217,23 +216,31 @@ final class HTTPServer: @unchecked Sendable {
     MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
   }
 
-  private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool)
-    -> [String: String]
-  {
+  /// The headers of `HTTPRequest.headerNames` that the request has, each looked up by
+  /// libmicrohttpd (case-insensitive, the first of a repeated name): the routes read no
+  /// others, and collecting every header into a dictionary cost each request an allocation
+  /// and a lower-cased copy per header.
+  private func headers(_ connection: OpaquePointer) -> [String: String] {
+    var found: [String: String] = [:]
+    for name in HTTPRequest.headerNames {
+      if let value = value(connection, .HEADER_KIND, name) { found[name] = value }
+    }
+    return found
+  }
+
+  /// Every value of `kind` (query arguments), the first of a repeated name.
+  private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
     final class Collector {
       var values: [String: String] = [:]
-      let lowercased: Bool
-      init(lowercased: Bool) { self.lowercased = lowercased }
     }
-    let collector = Collector(lowercased: lowercased)
+    let collector = Collector()
     _ = withExtendedLifetime(collector) {
       MHD_get_connection_values(
         connection, kind,
         { context, _, key, value in
           guard let context, let key else { return .YES }
           let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
-          var name = String(cString: key)
-          if collector.lowercased { name = name.lowercased() }
+          let name = String(cString: key)
           if collector.values[name] == nil {
             collector.values[name] = value.map { String(cString: $0) } ?? ""
           }

@@ -46,14 +46,19 @@ extension MissionService {
     let state: MissionState? = try request.stateFilter() ?? .open
     let filter: ((MissionState) -> Bool)? = state.map { wanted in { $0 == wanted } }
     let found = try engine.directory.missions(within: radius, of: center, limit: k, where: filter)
-    var items: [String] = []
-    items.reserveCapacity(found.count)
-    for (match, mission) in found {
-      var json = mission.jsonWriter()
+    // One buffer for the whole body (what `.json` would send: the object and a newline),
+    // not a String per mission joined and copied again.
+    var body: [UInt8] = []
+    body.reserveCapacity(16 + found.count * 192)
+    body.append(contentsOf: #"{"missions":["#.utf8)
+    for (index, (match, mission)) in found.enumerated() {
+      if index > 0 { body.append(UInt8(ascii: ",")) }
+      var json = mission.jsonWriter(appendingTo: consume body)
       json.add("distance_m", match.distanceMeters)
-      items.append(json.result)
+      body = json.finish()
     }
-    return .json("{\"missions\":[" + items.joined(separator: ",") + "]}")
+    body.append(contentsOf: "]}\n".utf8)
+    return HTTPResponse(status: 200, contentType: "application/json", body: body)
   }
 
   /// `POST /v1/missions[?replace=true]`: an import, all or nothing.

@@ -8,6 +8,19 @@ extension Mission {
   /// `jsonObject` as a writer, for callers that add fields (`distance_m`).
   package func jsonWriter() -> JSONObjectWriter {
     var json = JSONObjectWriter()
+    addMembers(to: &json)
+    return json
+  }
+
+  /// `jsonWriter()` appending to `bytes` (see `JSONObjectWriter.init(appendingTo:)`).
+  package func jsonWriter(appendingTo bytes: consuming [UInt8]) -> JSONObjectWriter {
+    var json = JSONObjectWriter(appendingTo: bytes)
+    addMembers(to: &json)
+    return json
+  }
+
+  // In place: a writer passed by value and then mutated would copy the caller's buffer.
+  private func addMembers(to json: inout JSONObjectWriter) {
     json.add("id", id)
     json.add("lat", coordinate.latitude)
     json.add("lon", coordinate.longitude)
@@ -18,6 +31,5 @@ extension Mission {
     json.addIfPresent("address", address)
     json.add("radius_m", geofenceRadiusMeters)
     json.addIfPresent("deadline", deadline.map { UTCTime.format($0) })
-    return json
   }
 }

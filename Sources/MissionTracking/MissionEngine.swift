@@ -80,6 +80,10 @@ public actor MissionEngine {
   /// Ids of the missions in a tracking state (at most one, unless a store was written by an
   /// older version).
   private var trackingIDs: Set<String> = []
+  /// The ids of the missions with a deadline: `expireDue`, run every half second by
+  /// `serve`, looks at these instead of every lifecycle (a million of them took ~5 % of a
+  /// core with no deadline among them).
+  private var deadlineIDs: Set<String> = []
   /// Every mission by id and by place, with its state, readable from any thread.
   package nonisolated let directory = MissionDirectory()
   private var changeToken: Int64?
@@ -133,6 +137,7 @@ public actor MissionEngine {
     for mission in all.missions {
       lifecycles[mission.id] = MissionLifecycle(mission: mission)
       if mission.state.isTracking { trackingIDs.insert(mission.id) }
+      if mission.deadline != nil { deadlineIDs.insert(mission.id) }
     }
     try directory.load(all.missions)
     changeToken = all.token
@@ -236,7 +241,7 @@ public actor MissionEngine {
   /// - Throws: The store's error.
   public func expireDue(at now: Date? = nil) async throws -> [String] {
     let time = now ?? clock.now()
-    let due = lifecycles.values.filter { $0.isDue(at: time) }.map(\.mission.id).sorted()
+    let due = deadlineIDs.filter { lifecycles[$0]?.isDue(at: time) == true }.sorted()
     for id in due { try await perform(.expire, on: id, at: time) }
     return due
   }
@@ -335,6 +340,11 @@ public actor MissionEngine {
       trackingIDs.insert(mission.id)
     } else {
       trackingIDs.remove(mission.id)
+    }
+    if lifecycle?.mission.deadline != nil {
+      deadlineIDs.insert(mission.id)
+    } else {
+      deadlineIDs.remove(mission.id)
     }
     directory.set(lifecycle?.mission, id: mission.id)
     // Fences of other missions changed: query them again at the next fix.

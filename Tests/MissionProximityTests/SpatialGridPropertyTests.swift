@@ -41,6 +41,15 @@ import Testing
         agree(bounded, model.nearest(k, to: center, within: radius, where: predicate)),
         "\(k) within \(radius) m of \(center)")
 
+      // The payload variants: the same matches, each with the payload stored for its id.
+      let withPayloads = try grid.missionsWithPayloads(within: radius, of: center, where: predicate)
+      #expect(withPayloads.map(\.match) == within)
+      #expect(withPayloads.allSatisfy { grid.payload(of: $0.match.id) == $0.payload })
+      let nearestWithPayloads = try grid.nearestWithPayloads(
+        k, to: center, within: radius, where: predicate)
+      #expect(nearestWithPayloads.map(\.match) == bounded)
+      #expect(nearestWithPayloads.allSatisfy { grid.payload(of: $0.match.id) == $0.payload })
+
       let box = TestData.box(distribution, &rng)
       let limit: Int? = Bool.random(using: &rng) ? Int.random(in: 0...10, using: &rng) : nil
       let inBox = try grid.missions(
