@@ -22,7 +22,7 @@ struct MapPageTests {
     // The replay runs as fast as possible: wait until the track stops growing.
     let fixes = try await MapPageBrowser.waitForTheTrackToSettle(
       port: server.port, mission: "sig-101")
-    #expect(fixes > 10)
+    #expect(fixes > 10, "serve said: \(server.errorText)")
     let track = try MapPageBrowser.trackCoordinates(port: server.port, mission: "sig-101")
     let last = try #require(track.last)
 
@@ -132,9 +132,11 @@ enum MapPageBrowser {
   static func waitForTheTrackToSettle(port: Int, mission id: String) async throws -> Int {
     var previous = -1
     var steady = 0
-    let deadline = Date().addingTimeInterval(30)
+    var last = ""
+    let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       let response = try RawHTTP.request(port: port, "GET", "/v1/missions/\(id)")
+      last = "\(response.status) \(response.text.prefix(300))"
       let count = (response.json?["track_fixes"] as? NSNumber)?.intValue ?? 0
       if count > 0 && count == previous {
         steady += 1
@@ -145,7 +147,7 @@ enum MapPageBrowser {
       previous = count
       try await Task.sleep(for: .milliseconds(250))
     }
-    Issue.record("the track of \(id) did not settle (\(previous) fixes)")
+    Issue.record("the track of \(id) did not settle (\(previous) fixes); last answer: \(last)")
     return previous
   }
 
