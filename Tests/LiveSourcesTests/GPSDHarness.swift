@@ -107,6 +107,15 @@ final class GPSDHarness {
     return try startGPSD(port: port, devices: ["tcp://127.0.0.1:\(feed)"])
   }
 
+  /// Starts gpsd on a free port fed the bundled demo walk (`Traces/demo/walk.nmea`);
+  /// returns the port.
+  func startGPSDWithTheDemoWalk() throws -> Int {
+    let port = GPSDHarness.freePort()
+    try startGPSD(
+      port: port, feeding: TestData.packageRoot.appendingPathComponent("Traces/demo/walk.nmea"))
+    return port
+  }
+
   /// Serves `parts` once to the first client of `port`, pausing `pause` seconds between
   /// them (a receiver that falls silent and resumes), then keeps the connection open for
   /// `hold` seconds.

@@ -16,9 +16,7 @@ struct ServeGatingLiveTests {
 
     let harness = try GPSDHarness()
     defer { harness.stopAll() }
-    let port = GPSDHarness.freePort()
-    try harness.startGPSD(
-      port: port, feeding: TestData.packageRoot.appendingPathComponent("Traces/demo/walk.nmea"))
+    let port = try harness.startGPSDWithTheDemoWalk()
     let server = try ServeProcess(
       ["--db", db, "--gpsd", "127.0.0.1:\(port)"], in: directory)
     defer { server.stop() }

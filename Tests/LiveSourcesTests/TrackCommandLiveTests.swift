@@ -41,9 +41,7 @@ struct TrackCommandLiveTests {
 
     let harness = try GPSDHarness()
     defer { harness.stopAll() }
-    let port = GPSDHarness.freePort()
-    try harness.startGPSD(
-      port: port, feeding: TestData.packageRoot.appendingPathComponent("Traces/demo/walk.nmea"))
+    let port = try harness.startGPSDWithTheDemoWalk()
     let endpoint = "127.0.0.1:\(port)"
 
     // No mission is active: track refuses at once and never connects.
