@@ -22,11 +22,13 @@ final class DemoDatabase {
 }
 
 /// Waits up to `seconds` for `condition`, polling every 20 ms; returns whether it held.
-func poll(for seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
+/// Sleeps with `Task.sleep`, so a long wait never holds one of the few threads the whole
+/// test run shares.
+func poll(for seconds: TimeInterval, _ condition: () -> Bool) async -> Bool {
   let end = Date().addingTimeInterval(seconds)
   while Date() < end {
     if condition() { return true }
-    usleep(20_000)
+    try? await Task.sleep(for: .milliseconds(20))
   }
   return condition()
 }

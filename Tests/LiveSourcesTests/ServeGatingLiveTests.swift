@@ -10,7 +10,7 @@ import Testing
   .serialized, .enabled(if: GPSDHarness.isAvailable, "gpsd and socat must be installed"),
   .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
 struct ServeGatingLiveTests {
-  @Test func serveHoldsAGPSDConnectionOnlyWhileAMissionIsTracked() throws {
+  @Test func serveHoldsAGPSDConnectionOnlyWhileAMissionIsTracked() async throws {
     let demo = try DemoDatabase(tag: "serve-gpsd")
     let (directory, db) = (demo.directory, demo.path)
 
@@ -22,7 +22,7 @@ struct ServeGatingLiveTests {
     defer { server.stop() }
 
     // Serving, no mission active: no connection to gpsd, for a while.
-    Thread.sleep(forTimeInterval: 1.5)
+    try await Task.sleep(for: .milliseconds(1500))
     #expect(GPSDHarness.clients(ofGPSDOn: port) == 0)
     let idle = try RawHTTP.request(port: server.port, "GET", "/v1/status")
     #expect((idle.json?["source"] as? [String: Any])?["status"] as? String == "idle")
@@ -33,8 +33,8 @@ struct ServeGatingLiveTests {
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
-    let arrived = poll(for: 60) {
+    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    let arrived = await poll(for: 60) {
       let show = try? RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
       return (show?.json?["mission"] as? [String: Any])?["state"] as? String == "arrived"
     }
@@ -44,19 +44,19 @@ struct ServeGatingLiveTests {
     let submitted = Date()
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit").status == 200)
-    #expect(poll(for: 1) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(await poll(for: 1) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
     #expect(Date().timeIntervalSince(submitted) < 1.5)
 
     // Started again by a CLI command on the same database, cancelled by another one.
     _ = try ServeProcess.run(["missions", "accept", "sig-102", "--db", db], in: directory)
     let started = try ServeProcess.run(["missions", "start", "sig-102", "--db", db], in: directory)
     #expect(started.status == 0, "\(started.err)")
-    #expect(poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
     let cancelled = try ServeProcess.run(
       ["missions", "cancel", "sig-102", "--db", db], in: directory)
     #expect(cancelled.status == 0, "\(cancelled.err)")
     let cancelTime = Date()
-    #expect(poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(await poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
     #expect(Date().timeIntervalSince(cancelTime) < 1.5)
     let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
     #expect(status.json?["active_mission"] is NSNull)
@@ -82,7 +82,7 @@ struct ServeDeviceGatingTests {
     }
   }
 
-  @Test func theDeviceIsOpenOnlyWhileTracking() throws {
+  @Test func theDeviceIsOpenOnlyWhileTracking() async throws {
     let demo = try DemoDatabase(tag: "serve-nmea")
     let (directory, db) = (demo.directory, demo.path)
     let pair = try PseudoTerminalPair()
@@ -90,18 +90,18 @@ struct ServeDeviceGatingTests {
     let server = try ServeProcess(["--db", db, "--nmea", pair.readerPath], in: directory)
     defer { server.stop() }
     let pid = server.process.processIdentifier
-    Thread.sleep(forTimeInterval: 1)
+    try await Task.sleep(for: .seconds(1))
     #expect(!holds(pid, pair.readerPath))
     for action in ["accept", "start"] {
       #expect(
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(poll(for: 5) { holds(pid, pair.readerPath) })
+    #expect(await poll(for: 5) { holds(pid, pair.readerPath) })
     let submitted = Date()
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/cancel").status == 200)
-    #expect(poll(for: 1) { !holds(pid, pair.readerPath) })
+    #expect(await poll(for: 1) { !holds(pid, pair.readerPath) })
     #expect(Date().timeIntervalSince(submitted) < 1.5)
     #expect(server.stop().status == 0)
   }

@@ -4,109 +4,112 @@ import Testing
 
 @testable import MissionService
 
-/// The live map page end to end: the built `missiontrack serve` replays the demo walk to
-/// `sig-101`, and headless Chromium loads the page from it, runs its script and dumps the DOM.
-@Suite(.serialized, .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
-struct MapPageTests {
-  @Test(.enabled(if: MapPageBrowser.chromium != nil, "chromium is not installed: skipped"))
-  func pageListsTheMissionsAndShowsTheWorkerAtTheLastReplayedFix() async throws {
-    let sandbox = try ServiceSandbox()
-    let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
-    defer { server.stop() }
-    for action in ["accept", "start"] {
-      let response = try RawHTTP.request(
-        port: server.port, "POST", "/v1/missions/sig-101/\(action)")
-      try #require(response.status == 200, "\(action): \(response.status) \(response.text)")
+extension ServeSuite {
+  /// The live map page end to end: the built `missiontrack serve` replays the demo walk to
+  /// `sig-101`, and headless Chromium loads the page from it, runs its script and dumps the DOM.
+  @Suite(.serialized, .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+  struct MapPageTests {
+    @Test(.enabled(if: MapPageBrowser.chromium != nil, "chromium is not installed: skipped"))
+    func pageListsTheMissionsAndShowsTheWorkerAtTheLastReplayedFix() async throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
+      defer { server.stop() }
+      for action in ["accept", "start"] {
+        let response = try RawHTTP.request(
+          port: server.port, "POST", "/v1/missions/sig-101/\(action)")
+        try #require(response.status == 200, "\(action): \(response.status) \(response.text)")
+      }
+
+      // The replay runs as fast as possible: wait until the track stops growing.
+      let fixes = try await MapPageBrowser.waitForTheTrackToSettle(
+        port: server.port, mission: "sig-101")
+      #expect(fixes > 10, "serve said: \(server.errorText)")
+      let track = try MapPageBrowser.trackCoordinates(port: server.port, mission: "sig-101")
+      let last = try #require(track.last)
+
+      let browser = try await MapPageBrowser.load(server.url, in: sandbox.directory)
+      let dom = browser.dom
+
+      // Every demo mission is listed (the nearby query around the worker, 2 km, any state).
+      let list = try #require(MapPageBrowser.element(id: "missions", in: dom))
+      for id in ["sig-101", "sig-102", "sig-103", "sig-104", "sig-105", "sig-106"] {
+        #expect(list.contains("data-id=\"\(id)\""), "mission \(id) is not in #missions")
+      }
+      let active = try #require(
+        MapPageBrowser.startTag(containing: "data-id=\"sig-101\"", in: list))
+      #expect(MapPageBrowser.attribute("class", of: active)?.contains("active") == true)
+      #expect(MapPageBrowser.attribute("data-state", of: active) == "arrived")
+
+      // The worker is drawn at the last delivered fix, the track has every fix.
+      let worker = try #require(MapPageBrowser.startTag(id: "worker", in: dom))
+      let latitude = try #require(
+        MapPageBrowser.attribute("data-lat", of: worker).flatMap(Double.init))
+      let longitude = try #require(
+        MapPageBrowser.attribute("data-lon", of: worker).flatMap(Double.init))
+      #expect(abs(latitude - last.latitude) < 1e-9)
+      #expect(abs(longitude - last.longitude) < 1e-9)
+      let trackTag = try #require(MapPageBrowser.startTag(id: "track", in: dom))
+      #expect(MapPageBrowser.attribute("data-fixes", of: trackTag) == String(track.count))
+
+      // The active mission's fence (40 m) and exit margin (40 + max(20, 8) m), the scale bar.
+      let fence = try #require(MapPageBrowser.startTag(id: "fence", in: dom))
+      #expect(MapPageBrowser.attribute("data-mission", of: fence) == "sig-101")
+      #expect(MapPageBrowser.attribute("data-radius-m", of: fence) == "40")
+      let margin = try #require(MapPageBrowser.startTag(id: "exit-margin", in: dom))
+      #expect(MapPageBrowser.attribute("data-radius-m", of: margin) == "60")
+      let scaleBar = try #require(MapPageBrowser.startTag(id: "scale-bar", in: dom))
+      #expect(MapPageBrowser.attribute("data-meters", of: scaleBar).flatMap(Double.init) != nil)
+
+      // The status names the active mission; the event list holds the mission's events.
+      let status = try #require(MapPageBrowser.startTag(id: "status", in: dom))
+      #expect(MapPageBrowser.attribute("data-active-mission", of: status) == "sig-101")
+      let events = try #require(MapPageBrowser.element(id: "events", in: dom))
+      #expect(events.contains("data-type=\"enter\""))
+      #expect(events.contains("data-type=\"state\""))
+
+      // Nothing went anywhere but the service, and nothing broke the page's policy or script.
+      #expect(!browser.pageRequests.isEmpty)
+      for url in browser.pageRequests {
+        #expect(url.hasPrefix(server.url + "/"), "the page asked for \(url)")
+      }
+      for line in browser.log.split(separator: "\n")
+      where line.contains("Content Security Policy") || line.contains("Uncaught") {
+        Issue.record("chromium: \(line)")
+      }
     }
 
-    // The replay runs as fast as possible: wait until the track stops growing.
-    let fixes = try await MapPageBrowser.waitForTheTrackToSettle(
-      port: server.port, mission: "sig-101")
-    #expect(fixes > 10, "serve said: \(server.errorText)")
-    let track = try MapPageBrowser.trackCoordinates(port: server.port, mission: "sig-101")
-    let last = try #require(track.last)
-
-    let browser = try await MapPageBrowser.load(server.url, in: sandbox.directory)
-    let dom = browser.dom
-
-    // Every demo mission is listed (the nearby query around the worker, 2 km, any state).
-    let list = try #require(MapPageBrowser.element(id: "missions", in: dom))
-    for id in ["sig-101", "sig-102", "sig-103", "sig-104", "sig-105", "sig-106"] {
-      #expect(list.contains("data-id=\"\(id)\""), "mission \(id) is not in #missions")
+    @Test func pageResourcesCarryThePolicyAndNameNoOtherOrigin() throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      let resources = [
+        ("/", "text/html", MapPage.html), ("/map.js", "text/javascript", MapPage.script),
+        ("/map.css", "text/css", MapPage.style),
+      ]
+      for (path, type, text) in resources {
+        let response = try RawHTTP.request(port: server.port, "GET", path)
+        #expect(response.status == 200, "\(path)")
+        #expect(response.headers["content-type"]?.hasPrefix(type) == true, "\(path)")
+        #expect(response.headers["content-security-policy"] == "default-src 'self'", "\(path)")
+        #expect(response.text == text, "\(path) is not MapPage's")
+        // No absolute or protocol-relative URL: everything the page loads is relative.
+        #expect(!text.contains("http://") && !text.contains("https://"), "\(path) names a URL")
+        let quotedURL = #"["'(=]\s*((https?|wss?|data|blob|file|javascript):|//)"#
+        #expect(text.range(of: quotedURL, options: .regularExpression) == nil, "\(path)")
+      }
+      let api = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+      #expect(api.headers["content-security-policy"] == "default-src 'self'")
+      // No inline script or style: the policy would block them.
+      let html = MapPage.html
+      #expect(!html.contains("<style"))
+      #expect(!html.contains("style=\""))
+      #expect(html.range(of: #" on[a-z]+="#, options: .regularExpression) == nil, "a handler")
+      #expect(html.components(separatedBy: "<script").count == 2)
+      #expect(html.contains("<script src=\"/map.js\""))
+      #expect(!MapPage.script.contains("setAttribute('style'"))
+      #expect(!MapPage.script.contains("innerHTML"))
+      #expect(!MapPage.script.contains("eval("))
     }
-    let active = try #require(MapPageBrowser.startTag(containing: "data-id=\"sig-101\"", in: list))
-    #expect(MapPageBrowser.attribute("class", of: active)?.contains("active") == true)
-    #expect(MapPageBrowser.attribute("data-state", of: active) == "arrived")
-
-    // The worker is drawn at the last delivered fix, the track has every fix.
-    let worker = try #require(MapPageBrowser.startTag(id: "worker", in: dom))
-    let latitude = try #require(
-      MapPageBrowser.attribute("data-lat", of: worker).flatMap(Double.init))
-    let longitude = try #require(
-      MapPageBrowser.attribute("data-lon", of: worker).flatMap(Double.init))
-    #expect(abs(latitude - last.latitude) < 1e-9)
-    #expect(abs(longitude - last.longitude) < 1e-9)
-    let trackTag = try #require(MapPageBrowser.startTag(id: "track", in: dom))
-    #expect(MapPageBrowser.attribute("data-fixes", of: trackTag) == String(track.count))
-
-    // The active mission's fence (40 m) and exit margin (40 + max(20, 8) m), the scale bar.
-    let fence = try #require(MapPageBrowser.startTag(id: "fence", in: dom))
-    #expect(MapPageBrowser.attribute("data-mission", of: fence) == "sig-101")
-    #expect(MapPageBrowser.attribute("data-radius-m", of: fence) == "40")
-    let margin = try #require(MapPageBrowser.startTag(id: "exit-margin", in: dom))
-    #expect(MapPageBrowser.attribute("data-radius-m", of: margin) == "60")
-    let scaleBar = try #require(MapPageBrowser.startTag(id: "scale-bar", in: dom))
-    #expect(MapPageBrowser.attribute("data-meters", of: scaleBar).flatMap(Double.init) != nil)
-
-    // The status names the active mission; the event list holds the mission's events.
-    let status = try #require(MapPageBrowser.startTag(id: "status", in: dom))
-    #expect(MapPageBrowser.attribute("data-active-mission", of: status) == "sig-101")
-    let events = try #require(MapPageBrowser.element(id: "events", in: dom))
-    #expect(events.contains("data-type=\"enter\""))
-    #expect(events.contains("data-type=\"state\""))
-
-    // Nothing went anywhere but the service, and nothing broke the page's policy or script.
-    #expect(!browser.pageRequests.isEmpty)
-    for url in browser.pageRequests {
-      #expect(url.hasPrefix(server.url + "/"), "the page asked for \(url)")
-    }
-    for line in browser.log.split(separator: "\n")
-    where line.contains("Content Security Policy") || line.contains("Uncaught") {
-      Issue.record("chromium: \(line)")
-    }
-  }
-
-  @Test func pageResourcesCarryThePolicyAndNameNoOtherOrigin() throws {
-    let sandbox = try ServiceSandbox()
-    let server = try sandbox.serve()
-    defer { server.stop() }
-    let resources = [
-      ("/", "text/html", MapPage.html), ("/map.js", "text/javascript", MapPage.script),
-      ("/map.css", "text/css", MapPage.style),
-    ]
-    for (path, type, text) in resources {
-      let response = try RawHTTP.request(port: server.port, "GET", path)
-      #expect(response.status == 200, "\(path)")
-      #expect(response.headers["content-type"]?.hasPrefix(type) == true, "\(path)")
-      #expect(response.headers["content-security-policy"] == "default-src 'self'", "\(path)")
-      #expect(response.text == text, "\(path) is not MapPage's")
-      // No absolute or protocol-relative URL: everything the page loads is relative.
-      #expect(!text.contains("http://") && !text.contains("https://"), "\(path) names a URL")
-      let quotedURL = #"["'(=]\s*((https?|wss?|data|blob|file|javascript):|//)"#
-      #expect(text.range(of: quotedURL, options: .regularExpression) == nil, "\(path)")
-    }
-    let api = try RawHTTP.request(port: server.port, "GET", "/v1/status")
-    #expect(api.headers["content-security-policy"] == "default-src 'self'")
-    // No inline script or style: the policy would block them.
-    let html = MapPage.html
-    #expect(!html.contains("<style"))
-    #expect(!html.contains("style=\""))
-    #expect(html.range(of: #" on[a-z]+="#, options: .regularExpression) == nil, "a handler")
-    #expect(html.components(separatedBy: "<script").count == 2)
-    #expect(html.contains("<script src=\"/map.js\""))
-    #expect(!MapPage.script.contains("setAttribute('style'"))
-    #expect(!MapPage.script.contains("innerHTML"))
-    #expect(!MapPage.script.contains("eval("))
   }
 }
 

@@ -2,204 +2,209 @@ import Foundation
 import ServiceTestSupport
 import Testing
 
-/// The service as a long-running process: metrics and status follow tracking, the replay
-/// source restarts for each mission, one tracker per database, a clean and quick SIGTERM,
-/// and a client too slow for the event stream is dropped without slowing tracking.
-@Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
-struct ServiceOperationsTests {
-  private func post(_ server: ServeProcess, _ path: String) throws -> RawHTTP.Response {
-    try RawHTTP.request(port: server.port, "POST", path)
-  }
-
-  private func ended(_ client: SSEClient, mission: String, timeout: Double = 60) -> Bool {
-    client.wait(timeout: timeout) { events in
-      events.contains {
-        $0.type == "source" && $0.data.contains(#""status":"ended""#)
-          && $0.data.contains(#""mission_id":"\#(mission)""#)
-      }
+extension ServeSuite {
+  /// The service as a long-running process: metrics and status follow tracking, the replay
+  /// source restarts for each mission, one tracker per database, a clean and quick SIGTERM,
+  /// and a client too slow for the event stream is dropped without slowing tracking.
+  @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+  struct ServiceOperationsTests {
+    private func post(_ server: ServeProcess, _ path: String) throws -> RawHTTP.Response {
+      try RawHTTP.request(port: server.port, "POST", path)
     }
-  }
 
-  /// The samples of a Prometheus text exposition, checked line by line.
-  private func samples(_ text: String) -> [String: Double] {
-    var result: [String: Double] = [:]
-    for line in text.split(separator: "\n") {
-      if line.hasPrefix("# HELP missiontrack_") || line.hasPrefix("# TYPE missiontrack_") {
-        continue
-      }
-      let parts = line.split(separator: " ")
-      guard parts.count == 2, parts[0].hasPrefix("missiontrack_"), let value = Double(parts[1])
-      else {
-        Issue.record("not a Prometheus sample line: \(line)")
-        continue
-      }
-      result[String(parts[0])] = value
-    }
-    return result
-  }
-
-  @Test func metricsAndStatusFollowAReplayedMission() throws {
-    let sandbox = try ServiceSandbox()
-    let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
-    defer { server.stop() }
-    let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
-    #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
-    #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
-    #expect(ended(events, mission: "sig-101"))
-    let stored = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101/events")
-    let lines = stored.text.split(separator: "\n")
-    let fixes = lines.filter { $0.contains(#""type":"fix""#) }.count
-    #expect(fixes > 50)
-
-    let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
-    #expect(metrics.status == 200)
-    #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-    let values = samples(metrics.text)
-    #expect(values[#"missiontrack_events_total{type="fix"}"#] == Double(fixes))
-    #expect(values["missiontrack_fixes_delivered_total"] == Double(fixes))
-    #expect(values[#"missiontrack_events_total{type="enter"}"#] ?? 0 >= 1)
-    #expect(values[#"missiontrack_http_requests_total{status="200"}"#] ?? 0 >= 3)
-    #expect(values["missiontrack_sse_clients"] == 1)
-    #expect(values.keys.contains(#"missiontrack_fixes_rejected_total{reason="outlier"}"#))
-
-    let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
-    let source = status.json?["source"] as? [String: Any]
-    #expect(source?["kind"] as? String == "replay")
-    let lastFix = lines.last { $0.contains(#""type":"fix""#) }
-    let lastTime =
-      try #require(
-        (try? JSONSerialization.jsonObject(with: Data((lastFix ?? "").utf8))) as? [String: Any])[
-        "time"]
-      as? String
-    #expect(source?["last_fix_time"] as? String == lastTime)
-    #expect((status.json?["missions"] as? [String: Int])?["arrived"] == 1)
-  }
-
-  @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() throws {
-    let sandbox = try ServiceSandbox()
-    let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
-    defer { server.stop() }
-    // A second tracker on the same database is refused, naming the holder.
-    let second = try ServeProcess.run(
-      ["serve", "--db", sandbox.databasePath, "--listen", "127.0.0.1:0"], in: sandbox.directory)
-    #expect(second.status == 1)
-    #expect(second.err.contains("missiontrack serve"))
-
-    let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
-    for mission in ["sig-101", "sig-102"] {
-      #expect(try post(server, "/v1/missions/\(mission)/accept").status == 200)
-      #expect(try post(server, "/v1/missions/\(mission)/start").status == 200)
-      #expect(ended(events, mission: mission))
-      #expect(try post(server, "/v1/missions/\(mission)/cancel").status == 200)
-      let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/\(mission)")
-      // The whole walk was read again for the second mission: the same number of fixes.
-      #expect(show.json?["track_fixes"] as? Int ?? 0 > 50)
-    }
-    let first = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
-    let again = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-102")
-    #expect(first.json?["track_fixes"] as? Int == again.json?["track_fixes"] as? Int)
-  }
-
-  @Test func sigtermStopsWithinTwoSecondsWhileTrackingAndStreaming() throws {
-    let sandbox = try ServiceSandbox()
-    let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX, "--speed", "2"])
-    let events = try SSEClient(port: server.port)
-    #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
-    #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
-    #expect(events.wait(timeout: 10) { $0.contains { $0.type == "fix" } })
-    let stopped = server.stop()
-    #expect(stopped.status == 0)
-    #expect(stopped.seconds < 2)
-    #expect(events.wait(timeout: 2) { _ in events.isEnded })
-    // The stop is recorded; the mission stays active, to be resumed by the next start.
-    let export = try ServeProcess.run(
-      ["export", "sig-101", "--format", "jsonl", "--db", sandbox.databasePath],
-      in: sandbox.directory)
-    #expect(export.out.contains(#""status":"ended","detail":"stopped by SIGTERM""#))
-    let show = try ServeProcess.run(
-      ["missions", "show", "sig-101", "--json", "--db", sandbox.databasePath],
-      in: sandbox.directory)
-    #expect(show.out.contains(#""state":"active""#))
-  }
-
-  @Test func aClientThatStopsReadingIsDroppedAndTrackingDoesNotWait() throws {
-    let sandbox = try ServiceSandbox(demo: false)
-    let trace = sandbox.path("long.gpx")
-    let generator = try ServeProcess.run(
-      [
-        "python3",
-        ServeProcess.packageRoot.appendingPathComponent("Tools/gen-gpx").path, "--points",
-        "100000", "--out", trace,
-      ], in: sandbox.directory, executable: "/usr/bin/env")
-    #expect(generator.status == 0, "\(generator.err)")
-    let missions = sandbox.path("m.csv")
-    try "id,lat,lon,title\nlong,50.5713376,-2.4566172,start\n".write(
-      toFile: missions, atomically: true, encoding: .utf8)
-    _ = try ServeProcess.run(
-      ["missions", "import", missions, "--db", sandbox.databasePath], in: sandbox.directory)
-    let server = try sandbox.serve(["--replay", trace])
-    defer { server.stop() }
-    // One client asks for the stream and never reads; another reads everything.
-    let stalled = try RawHTTP(port: server.port)
-    var size: Int32 = 4096
-    setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    stalled.send("GET /v1/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-    let reader = try SSEClient(port: server.port, path: "/v1/events?after=0")
-    #expect(try post(server, "/v1/missions/long/accept").status == 200)
-    #expect(try post(server, "/v1/missions/long/start").status == 200)
-    #expect(ended(reader, mission: "long", timeout: 120))
-    let stored = try RawHTTP.request(port: server.port, "GET", "/v1/missions/long/events")
-    let count = stored.text.split(separator: "\n").count
-    #expect(reader.events.count == count, "the reading client got every event")
-    #expect(count > 30_000)
-    var dropped = 0.0
-    let deadline = Date().addingTimeInterval(15)
-    while Date() < deadline && dropped < 1 {
-      let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
-      dropped = samples(metrics.text)["missiontrack_sse_clients_dropped_total"] ?? 0
-      usleep(200_000)
-    }
-    #expect(dropped == 1, "the client that stopped reading was dropped")
-  }
-
-  @Test func healthFailsWhileTheSourceIsDownDuringTrackingAndDeadlinesExpire() throws {
-    let sandbox = try ServiceSandbox()
-    // Nothing listens on this port: the gpsd source stays disconnected.
-    let listener = try RawHTTP.freeLoopbackPort()
-    let server = try sandbox.serve(["--gpsd", "127.0.0.1:\(listener)", "--source-down-limit", "1"])
-    defer { server.stop() }
-    #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
-    #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
-    #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
-    var health = try RawHTTP.request(port: server.port, "GET", "/healthz")
-    let deadline = Date().addingTimeInterval(10)
-    while health.status == 200 && Date() < deadline {
-      usleep(200_000)
-      health = try RawHTTP.request(port: server.port, "GET", "/healthz")
-    }
-    #expect(health.status == 503)
-    #expect(health.text.contains("while tracking"))
-    // Not tracking any more: healthy again.
-    #expect(try post(server, "/v1/missions/sig-101/cancel").status == 200)
-    #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
-
-    // A deadline that passes while the service runs expires the mission within a second.
-    let events = try SSEClient(port: server.port)
-    let soon = Date().addingTimeInterval(1.5)
-    let formatter = ISO8601DateFormatter()
-    let body =
-      #"{"lat":59.62,"lon":17.73,"title":"soon","deadline":"\#(formatter.string(from: soon))"}"#
-    let put = try RawHTTP.request(
-      port: server.port, "PUT", "/v1/missions/soon", headers: ["Content-Type": "application/json"],
-      text: body)
-    #expect(put.status == 201, "\(put.text)")
-    #expect(
-      events.wait(timeout: 5) { list in
-        list.contains {
-          $0.data.contains(#""mission_id":"soon""#) && $0.data.contains(#""to":"expired""#)
+    private func ended(_ client: SSEClient, mission: String, timeout: Double = 60) async -> Bool {
+      await client.wait(timeout: timeout) { events in
+        events.contains {
+          $0.type == "source" && $0.data.contains(#""status":"ended""#)
+            && $0.data.contains(#""mission_id":"\#(mission)""#)
         }
-      })
-    let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/soon")
-    #expect((show.json?["mission"] as? [String: Any])?["state"] as? String == "expired")
+      }
+    }
+
+    /// The samples of a Prometheus text exposition, checked line by line.
+    private func samples(_ text: String) -> [String: Double] {
+      var result: [String: Double] = [:]
+      for line in text.split(separator: "\n") {
+        if line.hasPrefix("# HELP missiontrack_") || line.hasPrefix("# TYPE missiontrack_") {
+          continue
+        }
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, parts[0].hasPrefix("missiontrack_"), let value = Double(parts[1])
+        else {
+          Issue.record("not a Prometheus sample line: \(line)")
+          continue
+        }
+        result[String(parts[0])] = value
+      }
+      return result
+    }
+
+    @Test func metricsAndStatusFollowAReplayedMission() async throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
+      defer { server.stop() }
+      let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
+      #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
+      #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
+      #expect(await ended(events, mission: "sig-101"))
+      let stored = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101/events")
+      let lines = stored.text.split(separator: "\n")
+      let fixes = lines.filter { $0.contains(#""type":"fix""#) }.count
+      #expect(fixes > 50)
+
+      let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
+      #expect(metrics.status == 200)
+      #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+      let values = samples(metrics.text)
+      #expect(values[#"missiontrack_events_total{type="fix"}"#] == Double(fixes))
+      #expect(values["missiontrack_fixes_delivered_total"] == Double(fixes))
+      #expect(values[#"missiontrack_events_total{type="enter"}"#] ?? 0 >= 1)
+      #expect(values[#"missiontrack_http_requests_total{status="200"}"#] ?? 0 >= 3)
+      #expect(values["missiontrack_sse_clients"] == 1)
+      #expect(values.keys.contains(#"missiontrack_fixes_rejected_total{reason="outlier"}"#))
+
+      let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+      let source = status.json?["source"] as? [String: Any]
+      #expect(source?["kind"] as? String == "replay")
+      let lastFix = lines.last { $0.contains(#""type":"fix""#) }
+      let lastTime =
+        try #require(
+          (try? JSONSerialization.jsonObject(with: Data((lastFix ?? "").utf8))) as? [String: Any])[
+          "time"]
+        as? String
+      #expect(source?["last_fix_time"] as? String == lastTime)
+      #expect((status.json?["missions"] as? [String: Int])?["arrived"] == 1)
+    }
+
+    @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() async throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
+      defer { server.stop() }
+      // A second tracker on the same database is refused, naming the holder.
+      let second = try ServeProcess.run(
+        ["serve", "--db", sandbox.databasePath, "--listen", "127.0.0.1:0"], in: sandbox.directory)
+      #expect(second.status == 1)
+      #expect(second.err.contains("missiontrack serve"))
+
+      let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
+      for mission in ["sig-101", "sig-102"] {
+        #expect(try post(server, "/v1/missions/\(mission)/accept").status == 200)
+        #expect(try post(server, "/v1/missions/\(mission)/start").status == 200)
+        #expect(await ended(events, mission: mission))
+        #expect(try post(server, "/v1/missions/\(mission)/cancel").status == 200)
+        let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/\(mission)")
+        // The whole walk was read again for the second mission: the same number of fixes.
+        #expect(show.json?["track_fixes"] as? Int ?? 0 > 50)
+      }
+      let first = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
+      let again = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-102")
+      #expect(first.json?["track_fixes"] as? Int == again.json?["track_fixes"] as? Int)
+    }
+
+    @Test func sigtermStopsWithinTwoSecondsWhileTrackingAndStreaming() async throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX, "--speed", "2"])
+      let events = try SSEClient(port: server.port)
+      #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
+      #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
+      #expect(await events.wait(timeout: 10) { $0.contains { $0.type == "fix" } })
+      let stopped = server.stop()
+      #expect(stopped.status == 0)
+      #expect(stopped.seconds < 2)
+      #expect(await events.wait(timeout: 2) { _ in events.isEnded })
+      // The stop is recorded; the mission stays active, to be resumed by the next start.
+      let export = try ServeProcess.run(
+        ["export", "sig-101", "--format", "jsonl", "--db", sandbox.databasePath],
+        in: sandbox.directory)
+      #expect(export.out.contains(#""status":"ended","detail":"stopped by SIGTERM""#))
+      let show = try ServeProcess.run(
+        ["missions", "show", "sig-101", "--json", "--db", sandbox.databasePath],
+        in: sandbox.directory)
+      #expect(show.out.contains(#""state":"active""#))
+    }
+
+    @Test func aClientThatStopsReadingIsDroppedAndTrackingDoesNotWait() async throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let trace = sandbox.path("long.gpx")
+      let generator = try ServeProcess.run(
+        [
+          "python3",
+          ServeProcess.packageRoot.appendingPathComponent("Tools/gen-gpx").path, "--points",
+          "100000", "--out", trace,
+        ], in: sandbox.directory, executable: "/usr/bin/env")
+      #expect(generator.status == 0, "\(generator.err)")
+      let missions = sandbox.path("m.csv")
+      try "id,lat,lon,title\nlong,50.5713376,-2.4566172,start\n".write(
+        toFile: missions, atomically: true, encoding: .utf8)
+      _ = try ServeProcess.run(
+        ["missions", "import", missions, "--db", sandbox.databasePath], in: sandbox.directory)
+      let server = try sandbox.serve(["--replay", trace])
+      defer { server.stop() }
+      // One client asks for the stream and never reads; another reads everything.
+      let stalled = try RawHTTP(port: server.port)
+      var size: Int32 = 4096
+      setsockopt(stalled.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+      stalled.send("GET /v1/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+      let reader = try SSEClient(port: server.port, path: "/v1/events?after=0")
+      #expect(try post(server, "/v1/missions/long/accept").status == 200)
+      #expect(try post(server, "/v1/missions/long/start").status == 200)
+      #expect(await ended(reader, mission: "long", timeout: 120))
+      let stored = try RawHTTP.request(port: server.port, "GET", "/v1/missions/long/events")
+      let count = stored.text.split(separator: "\n").count
+      #expect(reader.events.count == count, "the reading client got every event")
+      #expect(count > 30_000)
+      var dropped = 0.0
+      let deadline = Date().addingTimeInterval(15)
+      while Date() < deadline && dropped < 1 {
+        let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
+        dropped = samples(metrics.text)["missiontrack_sse_clients_dropped_total"] ?? 0
+        usleep(200_000)
+      }
+      #expect(dropped == 1, "the client that stopped reading was dropped")
+    }
+
+    @Test func healthFailsWhileTheSourceIsDownDuringTrackingAndDeadlinesExpire() async throws {
+      let sandbox = try ServiceSandbox()
+      // Nothing listens on this port: the gpsd source stays disconnected.
+      let listener = try RawHTTP.freeLoopbackPort()
+      let server = try sandbox.serve([
+        "--gpsd", "127.0.0.1:\(listener)", "--source-down-limit", "1",
+      ])
+      defer { server.stop() }
+      #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
+      #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
+      #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
+      var health = try RawHTTP.request(port: server.port, "GET", "/healthz")
+      let deadline = Date().addingTimeInterval(10)
+      while health.status == 200 && Date() < deadline {
+        usleep(200_000)
+        health = try RawHTTP.request(port: server.port, "GET", "/healthz")
+      }
+      #expect(health.status == 503)
+      #expect(health.text.contains("while tracking"))
+      // Not tracking any more: healthy again.
+      #expect(try post(server, "/v1/missions/sig-101/cancel").status == 200)
+      #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
+
+      // A deadline that passes while the service runs expires the mission within a second.
+      let events = try SSEClient(port: server.port)
+      let soon = Date().addingTimeInterval(1.5)
+      let formatter = ISO8601DateFormatter()
+      let body =
+        #"{"lat":59.62,"lon":17.73,"title":"soon","deadline":"\#(formatter.string(from: soon))"}"#
+      let put = try RawHTTP.request(
+        port: server.port, "PUT", "/v1/missions/soon",
+        headers: ["Content-Type": "application/json"],
+        text: body)
+      #expect(put.status == 201, "\(put.text)")
+      #expect(
+        await events.wait(timeout: 5) { list in
+          list.contains {
+            $0.data.contains(#""mission_id":"soon""#) && $0.data.contains(#""to":"expired""#)
+          }
+        })
+      let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/soon")
+      #expect((show.json?["mission"] as? [String: Any])?["state"] as? String == "expired")
+    }
   }
 }

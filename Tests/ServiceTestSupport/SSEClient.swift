@@ -49,11 +49,13 @@ public final class SSEClient: @unchecked Sendable {
   public var head: String { lock.withLock { headText } }
 
   /// Waits up to `timeout` seconds for `condition` on the events; returns whether it held.
-  public func wait(timeout: Double, until condition: ([Event]) -> Bool) -> Bool {
+  /// Sleeps with `Task.sleep`, so a long wait never holds one of the few threads the whole
+  /// test run shares.
+  public func wait(timeout: Double, until condition: ([Event]) -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       if condition(events) { return true }
-      usleep(20_000)
+      try? await Task.sleep(for: .milliseconds(20))
     }
     return condition(events)
   }
