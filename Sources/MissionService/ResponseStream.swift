@@ -27,9 +27,6 @@ final class ResponseStream: @unchecked Sendable {
   /// Bytes queued and not yet sent.
   var pendingCount: Int { lock.withLock { pending.count - sent } }
 
-  /// Whether the stream was closed because its client did not keep up.
-  var didOverflow: Bool { lock.withLock { overflowed } }
-
   /// Queues `bytes`; false when the stream is closed (now or before).
   @discardableResult
   func push(_ bytes: [UInt8]) -> Bool {

@@ -84,6 +84,10 @@ extension ServeSuite {
       // The accept of sig-102 happened before `live` connected, so it is not replayed.
       #expect(live.events.allSatisfy { $0.data.contains(#""mission_id":"sig-103""#) })
       #expect(filtered.events.map(\.data) == live.events.map(\.data))
+      // An idle stream gets a `: keepalive` comment every 15 s, so proxies keep it open.
+      let idle = try SSEClient(port: server.port, path: "/v1/events?mission_id=sig-104")
+      #expect(await idle.wait(timeout: 20) { _ in idle.commentCount >= 1 })
+      #expect(idle.events.isEmpty && !idle.isEnded)
       let bad = try RawHTTP.request(port: server.port, "GET", "/v1/events?after=-1")
       #expect(bad.status == 400)
       let unknown = try RawHTTP.request(port: server.port, "GET", "/v1/events?mission_id=nope")
