@@ -58,11 +58,11 @@ extension SpatialGrid {
     within radiusMeters: Double, of center: Coordinate,
     where predicate: ((Payload) -> Bool)? = nil
   ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
-    guard radiusMeters.isFinite, radiusMeters >= 0 else {
-      throw .invalidDistance(radiusMeters)
+    var found: [(match: ProximityMatch, payload: Payload)] = []
+    try forEachMission(within: radiusMeters, of: center, where: predicate) {
+      found.append(($0, $1.pointee))
     }
-    return storage.candidates(within: radiusMeters, of: center, filter: slotFilter(predicate))
-      .map { (storage.match($0), payloads[Int($0.slot)]) }
+    return found
   }
 
   /// `nearest(_:to:within:where:)`, each match with its payload.
@@ -75,14 +75,69 @@ extension SpatialGrid {
     _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
     where predicate: ((Payload) -> Bool)? = nil
   ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
+    var found: [(match: ProximityMatch, payload: Payload)] = []
+    try forEachNearest(k, to: center, within: maxRadiusMeters, where: predicate) {
+      found.append(($0, $1.pointee))
+    }
+    return found
+  }
+
+  /// Calls `body` with each result of `missions(within:of:where:)` in order and a pointer to
+  /// its payload, valid during the call: a caller that turns each result into output (a
+  /// response body) copies no payload and builds no array of results.
+  ///
+  /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius (before
+  ///   any call of `body`).
+  /// - Complexity: As `missions(within:of:where:)`.
+  @inlinable
+  public func forEachMission(
+    within radiusMeters: Double, of center: Coordinate,
+    where predicate: ((Payload) -> Bool)? = nil,
+    _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
+  ) throws(ProximityError) {
+    guard radiusMeters.isFinite, radiusMeters >= 0 else {
+      throw .invalidDistance(radiusMeters)
+    }
+    let candidates = storage.candidates(
+      within: radiusMeters, of: center, filter: slotFilter(predicate))
+    visit(candidates, body)
+  }
+
+  /// Calls `body` with each result of `nearest(_:to:within:where:)` in order and a pointer
+  /// to its payload, valid during the call (see `forEachMission(within:of:where:_:)`).
+  ///
+  /// - Throws: `ProximityError.invalidCount` for a negative `k`, `.invalidDistance` for a
+  ///   negative or non-finite radius (before any call of `body`).
+  /// - Complexity: As `nearest(_:to:within:where:)`.
+  @inlinable
+  public func forEachNearest(
+    _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
+    where predicate: ((Payload) -> Bool)? = nil,
+    _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
+  ) throws(ProximityError) {
     guard k >= 0 else { throw .invalidCount(k) }
     if let maxRadiusMeters, !(maxRadiusMeters.isFinite && maxRadiusMeters >= 0) {
       throw .invalidDistance(maxRadiusMeters)
     }
-    return storage.nearestCandidates(
+    let candidates = storage.nearestCandidates(
       k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity,
-      filter: slotFilter(predicate)
-    ).map { (storage.match($0), payloads[Int($0.slot)]) }
+      filter: slotFilter(predicate))
+    visit(candidates, body)
+  }
+
+  /// Calls `body` with each candidate's match and a pointer to its payload. Not the payload
+  /// itself: passing a value read from the array to an unknown closure copies it, and a
+  /// copy retains every reference in it, atomically, on memory the server's threads share.
+  @inlinable
+  func visit(
+    _ candidates: [GridCandidate], _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
+  ) {
+    payloads.withUnsafeBufferPointer { payloads in
+      guard let base = payloads.baseAddress else { return }
+      for candidate in candidates {
+        body(storage.match(candidate), base + Int(candidate.slot))
+      }
+    }
   }
 
   /// The missions inside `box` (edges inclusive; a box with `west > east` crosses ±180),

@@ -45,17 +45,21 @@ extension MissionService {
     if radius == nil, k == nil { radius = Self.defaultRadiusMeters }
     let state: MissionState? = try request.stateFilter() ?? .open
     let filter: ((MissionState) -> Bool)? = state.map { wanted in { $0 == wanted } }
-    let found = try engine.directory.missions(within: radius, of: center, limit: k, where: filter)
     // One buffer for the whole body (what `.json` would send: the object and a newline),
-    // not a String per mission joined and copied again.
+    // of each mission's JSON as the directory keeps it, with its distance added.
     var body: [UInt8] = []
-    body.reserveCapacity(16 + found.count * 192)
+    body.reserveCapacity(4096)
     body.append(contentsOf: #"{"missions":["#.utf8)
-    for (index, (match, mission)) in found.enumerated() {
-      if index > 0 { body.append(UInt8(ascii: ",")) }
-      var json = mission.jsonWriter(appendingTo: consume body)
-      json.add("distance_m", match.distanceMeters)
-      body = json.finish()
+    var first = true
+    try engine.directory.forEachMissionJSON(
+      within: radius, of: center, limit: k, where: filter
+    ) { match, json in
+      if !first { body.append(UInt8(ascii: ",")) }
+      first = false
+      body.append(contentsOf: json)
+      body.append(contentsOf: #","distance_m":"#.utf8)
+      JSONObjectWriter.appendNumber(match.distanceMeters, to: &body)
+      body.append(UInt8(ascii: "}"))
     }
     body.append(contentsOf: "]}\n".utf8)
     return HTTPResponse(status: 200, contentType: "application/json", body: body)

@@ -313,7 +313,8 @@ package final class MissionService: @unchecked Sendable {
         return .conflict(oneLine("another mission is already active or arrived (\(error))"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
-      case .duplicateMission, .trackingLeaseHeld: return .conflict(oneLine("\(error)"))
+      case .duplicateMission, .missionTracked, .trackingLeaseHeld:
+        return .conflict(oneLine("\(error)"))
       case .sqlite(let code, _, _) where [5, 6, 8, 13].contains(code & 0xFF):
         // BUSY, LOCKED, READONLY, FULL: the database cannot take writes now.
         return .unavailable(oneLine("\(error)"))

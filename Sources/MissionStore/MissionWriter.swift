@@ -22,7 +22,7 @@ struct MissionWriter {
     """
 
   init(_ connection: SQLiteConnection) throws {
-    exists = try connection.cached("SELECT 1 FROM missions WHERE id = ?")
+    exists = try connection.cached("SELECT state FROM missions WHERE id = ?")
     insert = try connection.cached(Self.columns)
     upsert = try connection.cached(
       Self.columns + """
@@ -125,7 +125,10 @@ struct MissionWriter {
     if replace {
       try exists.bind(mission.id, at: 1)
       existed = try exists.step()
+      let stored = existed ? exists.string(at: 0).flatMap(MissionState.init(rawValue:)) : nil
       exists.reset()
+      // The tracking engine owns a tracked mission until it is submitted or cancelled.
+      if let stored, stored.isTracking { throw StoreError.missionTracked(mission.id) }
     }
     let statement = replace ? upsert : insert
     try statement.bind(mission.id, at: 1)

@@ -15,6 +15,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case missionNotFound(String)
   /// A mission with this id is already stored.
   case duplicateMission(String)
+  /// An import would replace this mission while it is tracked (active or arrived); nothing
+  /// was imported.
+  case missionTracked(String)
   /// An event the store does not take through this call (for example a `state` event,
   /// which is recorded by its transition).
   case invalidEvent(String)
@@ -46,6 +49,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         + "once to migrate"
     case .missionNotFound(let id): "no mission with id '\(oneLine(id))'"
     case .duplicateMission(let id): "mission '\(oneLine(id))' already exists"
+    case .missionTracked(let id):
+      "mission '\(oneLine(id))' is being tracked: submit or cancel it before replacing it"
     case .invalidEvent(let text): "invalid event: \(oneLine(text))"
     case .invalidMissionFile(let file, let line, let field, let value, let reason):
       "\(oneLine(file)):\(line): "

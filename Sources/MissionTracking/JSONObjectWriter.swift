@@ -14,19 +14,10 @@ package struct JSONObjectWriter {
     bytes.append(UInt8(ascii: "{"))
   }
 
-  /// A writer that appends its object to `bytes`, taken over and handed back by `finish()`:
-  /// a response of many objects is built in one buffer, without a buffer and a String per
-  /// object.
-  package init(appendingTo bytes: consuming [UInt8]) {
-    self.bytes = consume bytes
-    self.bytes.append(UInt8(ascii: "{"))
-  }
-
-  /// The bytes given to `init(appendingTo:)` (or none) followed by the finished object.
-  package consuming func finish() -> [UInt8] {
-    bytes.append(UInt8(ascii: "}"))
-    return bytes
-  }
+  /// The object so far as UTF-8, without its closing brace: for a caller that keeps it and
+  /// appends members later (`MissionDirectory` keeps each mission's, and a nearby response
+  /// adds `,"distance_m":…}`). In as little memory as its bytes need.
+  package var openBytes: [UInt8] { Array(bytes[...]) }
 
   /// Appends the UTF-8 of `text` in one copy (iterating `String.UTF8View` byte by byte is
   /// several times slower).

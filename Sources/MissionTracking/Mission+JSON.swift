@@ -12,12 +12,8 @@ extension Mission {
     return json
   }
 
-  /// `jsonWriter()` appending to `bytes` (see `JSONObjectWriter.init(appendingTo:)`).
-  package func jsonWriter(appendingTo bytes: consuming [UInt8]) -> JSONObjectWriter {
-    var json = JSONObjectWriter(appendingTo: bytes)
-    addMembers(to: &json)
-    return json
-  }
+  /// `jsonObject` as UTF-8 without its closing brace (see `JSONObjectWriter.openBytes`).
+  package var openJSONBytes: [UInt8] { jsonWriter().openBytes }
 
   // In place: a writer passed by value and then mutated would copy the caller's buffer.
   private func addMembers(to json: inout JSONObjectWriter) {

@@ -2,17 +2,33 @@ import Foundation
 import MissionProximity
 
 /// The engine's missions as other threads may read them at once: every mission by id and
-/// by place (a `SpatialGrid` with the mission as payload), and the number in each state.
+/// by place (a `SpatialGrid` with the mission and its JSON as payload), and the number in
+/// each state.
 ///
 /// Only `MissionEngine` writes it (in `setMission`, the one place its view of a mission
-/// changes); readers — the HTTP service's nearby queries, on the server's own threads — take
-/// a lock for the length of one query instead of a hop onto the engine's actor.
+/// changes); readers — the HTTP service's nearby queries, on the server's own threads — share
+/// a read lock for the length of one query instead of a hop onto the engine's actor.
 package final class MissionDirectory: @unchecked Sendable {
-  private let lock = NSLock()
-  /// Every mission by place, the mission itself as the payload: a nearby query reads its
-  /// missions from the grid's slots (no lookup by id per result, which was most of a 1 km
-  /// query's time on a million missions), and `mission(_:)` uses the grid's id table.
-  private var grid: SpatialGrid<Mission>?
+  /// A mission as the directory keeps it: the mission and where its JSON is in `json`.
+  struct Entry: Sendable {
+    let mission: Mission
+    let jsonStart: Int
+    let jsonCount: Int
+  }
+
+  private let lock = ReadWriteLock()
+  /// Every mission by place, with its JSON's place as the payload: a nearby query reads
+  /// its missions from the grid's slots (no lookup by id per result, which was most of a
+  /// 1 km query's time on a million missions), and `mission(_:)` uses the grid's id table.
+  private var grid: SpatialGrid<Entry>?
+  /// Each mission's `openJSONBytes`, one after another, encoded when the mission is stored:
+  /// writing each mission's JSON per request was a quarter of a loaded server's own time
+  /// for 1 km queries. One buffer in order of place (`load`), not an array per mission: a
+  /// query's JSON is then read from a few runs of memory, without a cache miss and an
+  /// atomic retain per result, which cost more than encoding had.
+  private var json: [UInt8] = []
+  /// Bytes of `json` no entry points to any more (of missions changed or removed).
+  private var unusedJSON = 0
   private var counts: [MissionState: Int] = [:]
 
   /// An empty directory (filled by the engine's `open()`).
@@ -21,41 +37,99 @@ package final class MissionDirectory: @unchecked Sendable {
   /// Replaces the contents with `missions`.
   /// - Throws: `ProximityError` for an unusable grid.
   func load(_ missions: [Mission]) throws {
-    let built = try SpatialGrid(missions.map { ($0.id, $0.coordinate, $0) })
+    let (built, encoded) = try Self.laidOut(missions)
     var states: [MissionState: Int] = [:]
     for mission in missions { states[mission.state, default: 0] += 1 }
-    lock.withLock {
+    lock.writing {
       grid = built
+      json = encoded
+      unusedJSON = 0
       counts = states
     }
+  }
+
+  /// A grid of `missions` and their JSON, in order of place: rows of 0.01° of latitude
+  /// (about 1 km), west to east in each.
+  private static func laidOut(_ missions: [Mission]) throws(ProximityError) -> (
+    SpatialGrid<Entry>, [UInt8]
+  ) {
+    func row(_ mission: Mission) -> Double { (mission.coordinate.latitude * 100).rounded(.down) }
+    let byPlace = missions.sorted {
+      row($0) != row($1) ? row($0) < row($1) : $0.coordinate.longitude < $1.coordinate.longitude
+    }
+    var encoded: [UInt8] = []
+    var entries: [(id: String, coordinate: Coordinate, payload: Entry)] = []
+    entries.reserveCapacity(byPlace.count)
+    for mission in byPlace {
+      entries.append((mission.id, mission.coordinate, append(mission, to: &encoded)))
+    }
+    return (try SpatialGrid(entries), encoded)
+  }
+
+  /// Appends `mission`'s JSON to `encoded`; its entry.
+  private static func append(_ mission: Mission, to encoded: inout [UInt8]) -> Entry {
+    let start = encoded.count
+    encoded.append(contentsOf: mission.openJSONBytes)
+    return Entry(mission: mission, jsonStart: start, jsonCount: encoded.count - start)
   }
 
   /// Stores `mission` under `id` (nil: removes it), moving it in the grid when its place
   /// changed.
   func set(_ mission: Mission?, id: String) {
-    lock.withLock {
+    lock.writing {
       if grid == nil { grid = try? SpatialGrid() }
       let old = grid?.payload(of: id)
-      if let old { counts[old.state, default: 1] -= 1 }
-      guard let mission else {
-        _ = grid?.remove(id)
-        return
+      if let old {
+        counts[old.mission.state, default: 1] -= 1
+        unusedJSON += old.jsonCount
       }
-      counts[mission.state, default: 0] += 1
-      if old?.coordinate != mission.coordinate {
-        grid?.insert(id, at: mission.coordinate, payload: mission)
+      if let mission {
+        counts[mission.state, default: 0] += 1
+        let entry = Self.append(mission, to: &json)
+        if old?.mission.coordinate != mission.coordinate {
+          grid?.insert(id, at: mission.coordinate, payload: entry)
+        } else {
+          _ = grid?.setPayload(entry, for: id)
+        }
       } else {
-        _ = grid?.setPayload(mission, for: id)
+        _ = grid?.remove(id)
+      }
+      // Amortised O(1): a rewrite of n missions' JSON after n/2 changes or so.
+      if unusedJSON > max(json.count / 2, 1 << 20), let all = allMissions(),
+        let (built, encoded) = try? Self.laidOut(all)
+      {
+        grid = built
+        json = encoded
+        unusedJSON = 0
       }
     }
   }
 
+  /// Every mission, under the lock.
+  private func allMissions() -> [Mission]? {
+    guard let grid else { return nil }
+    var all: [Mission] = []
+    all.reserveCapacity(grid.count)
+    // A radius of half the Earth's circumference holds every mission.
+    try? grid.forEachMission(
+      within: Earth.halfCircumferenceMeters, of: Coordinate(latitude: 0, longitude: 0)
+    ) {
+      all.append($1.pointee.mission)
+    }
+    return all.count == grid.count ? all : nil
+  }
+
+  /// Bytes of JSON kept, those of changed and removed missions included.
+  var jsonByteCount: Int { lock.reading { json.count } }
+
   /// The mission with `id`.
-  package func mission(_ id: String) -> Mission? { lock.withLock { grid?.payload(of: id) } }
+  package func mission(_ id: String) -> Mission? {
+    lock.reading { grid?.payload(of: id)?.mission }
+  }
 
   /// How many missions are in each state (states with none are left out).
   package var countsByState: [MissionState: Int] {
-    lock.withLock { counts.filter { $0.value > 0 } }
+    lock.reading { counts.filter { $0.value > 0 } }
   }
 
   /// Missions within `radiusMeters` of `coordinate` (every distance when nil, with a
@@ -66,17 +140,49 @@ package final class MissionDirectory: @unchecked Sendable {
     within radiusMeters: Double?, of coordinate: Coordinate, limit: Int? = nil,
     where filter: ((MissionState) -> Bool)? = nil
   ) throws -> [(match: ProximityMatch, mission: Mission)] {
-    let predicate: ((Mission) -> Bool)? = filter.map { filter in { filter($0.state) } }
-    return try lock.withLock {
-      guard let grid else { return [] }
-      if let limit {
-        return try grid.nearestWithPayloads(
-          limit, to: coordinate, within: radiusMeters, where: predicate
-        ).map { ($0.match, $0.payload) }
+    var found: [(match: ProximityMatch, mission: Mission)] = []
+    try lock.reading { () throws(ProximityError) in
+      try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
+        found.append(($0, $1.pointee.mission))
       }
-      return try grid.missionsWithPayloads(
-        within: radiusMeters ?? 0, of: coordinate, where: predicate
-      ).map { ($0.match, $0.payload) }
+    }
+    return found
+  }
+
+  /// Calls `body` with each result of `missions(within:of:limit:where:)` in order and its
+  /// mission's `openJSONBytes`, valid during the call, all under one read lock: `body` must
+  /// not write to the directory.
+  /// - Throws: `ProximityError` for a bad radius or limit.
+  package func forEachMissionJSON(
+    within radiusMeters: Double?, of coordinate: Coordinate, limit: Int? = nil,
+    where filter: ((MissionState) -> Bool)? = nil,
+    _ body: (ProximityMatch, UnsafeBufferPointer<UInt8>) -> Void
+  ) throws {
+    try lock.reading { () throws(ProximityError) in
+      try json.withUnsafeBufferPointer { (json) throws(ProximityError) in
+        try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
+          let entry = $1.pointee
+          body(
+            $0,
+            UnsafeBufferPointer(rebasing: json[entry.jsonStart..<entry.jsonStart + entry.jsonCount])
+          )
+        }
+      }
+    }
+  }
+
+  /// The grid's query for the directory's arguments; call with the lock held.
+  private func visit(
+    within radiusMeters: Double?, of coordinate: Coordinate, limit: Int?,
+    where filter: ((MissionState) -> Bool)?,
+    _ body: (ProximityMatch, UnsafePointer<Entry>) -> Void
+  ) throws(ProximityError) {
+    guard let grid else { return }
+    let predicate: ((Entry) -> Bool)? = filter.map { filter in { filter($0.mission.state) } }
+    if let limit {
+      try grid.forEachNearest(limit, to: coordinate, within: radiusMeters, where: predicate, body)
+    } else {
+      try grid.forEachMission(within: radiusMeters ?? 0, of: coordinate, where: predicate, body)
     }
   }
 }

@@ -477,6 +477,14 @@ extension ServeSuite {
         try ServiceCheck.send(
           server, "PUT", "/v1/missions/sig-101", contentType: "application/json",
           #"{"lat":59.6,"lon":17.7}"#), 409)
+      let replacing = ServiceCheck.error(
+        try ServiceCheck.send(
+          server, "POST", "/v1/missions?replace=true", contentType: "text/csv",
+          "id,lat,lon\nsig-new,59.6,17.7\nsig-101,59.6,17.7\n"), 409)
+      #expect(
+        replacing == "mission 'sig-101' is being tracked: submit or cancel it before replacing it")
+      // All or nothing: the other row was not imported either.
+      ServiceCheck.error(try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-new"), 404)
 
       let submitted = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit")
       #expect((submitted.json?["event"] as? [String: Any])?["from"] as? String == "arrived")

@@ -192,10 +192,19 @@ import Testing
     #expect(throws: StoreError.missionNotFound("a")) {
       try store.record(Fixtures.fixEvent(0, mission: "a"))
     }
+    // A tracked mission is the engine's until it is submitted or cancelled: replacing it
+    // (here to the default state, open) would end its tracking behind the engine's back.
+    #expect(throws: StoreError.missionTracked("b")) {
+      try store.importMissions(csv, format: .csv, fileName: "t.csv", replacingExisting: true)
+    }
+    #expect(try store.mission(id: "a") == nil)
+    #expect(try store.mission(id: "b")?.state == .active)
+    try store.insert([Fixtures.mission("c")])
     let summary = try store.importMissions(
-      csv, format: .csv, fileName: "t.csv", replacingExisting: true)
+      Array("id,lat,lon,title\na,1,2,new\nc,3,4,changed\n".utf8), format: .csv,
+      fileName: "t.csv", replacingExisting: true)
     #expect(summary.replacedCount == 1)
-    #expect(try store.mission(id: "b")?.title == "changed")
+    #expect(try store.mission(id: "c")?.title == "changed")
   }
 
   @Test func anUnknownExtensionOrMissingFileIsAClearError() throws {
