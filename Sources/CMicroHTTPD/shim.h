@@ -11,14 +11,18 @@
 // The unescaper of MHD_OPTION_UNESCAPE_CALLBACK (microhttpd.h names no type for it).
 typedef size_t (*missiontrack_mhd_unescaper)(void *cls, struct MHD_Connection *c, char *s);
 
+// The URI logger of MHD_OPTION_URI_LOG_CALLBACK: sees the request target as sent, before
+// any decoding; what it returns is the request's first context.
+typedef void *(*missiontrack_mhd_uri_logger)(void *cls, const char *uri, struct MHD_Connection *c);
+
 // Starts a daemon bound to `address` with a pool of `threads` epoll threads, each limit set,
-// decoding the path and query with `unescape`.
+// decoding the path and query with `unescape` and showing each raw target to `log_uri`.
 static inline struct MHD_Daemon *missiontrack_mhd_start(
     unsigned int flags, const struct sockaddr *address, unsigned int threads,
     unsigned int connection_limit, unsigned int idle_timeout_s, size_t memory_limit,
     MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, void *completed_context,
-    missiontrack_mhd_unescaper unescape) {
+    missiontrack_mhd_unescaper unescape, missiontrack_mhd_uri_logger log_uri, void *log_context) {
   return MHD_start_daemon(
       flags, 0, NULL, NULL, handler, handler_context,
       MHD_OPTION_SOCK_ADDR, address,
@@ -29,6 +33,7 @@ static inline struct MHD_Daemon *missiontrack_mhd_start(
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
       MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
       MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+      MHD_OPTION_URI_LOG_CALLBACK, log_uri, log_context,
       MHD_OPTION_END);
 }
 

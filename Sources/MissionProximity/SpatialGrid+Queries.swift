@@ -59,7 +59,7 @@ extension SpatialGrid {
     where predicate: ((Payload) -> Bool)? = nil
   ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
     var found: [(match: ProximityMatch, payload: Payload)] = []
-    try forEachMission(within: radiusMeters, of: center, where: predicate) {
+    try forEachMission(within: radiusMeters, of: center, where: predicate.map(Self.byPointer)) {
       found.append(($0, $1.pointee))
     }
     return found
@@ -76,7 +76,9 @@ extension SpatialGrid {
     where predicate: ((Payload) -> Bool)? = nil
   ) throws(ProximityError) -> [(match: ProximityMatch, payload: Payload)] {
     var found: [(match: ProximityMatch, payload: Payload)] = []
-    try forEachNearest(k, to: center, within: maxRadiusMeters, where: predicate) {
+    try forEachNearest(
+      k, to: center, within: maxRadiusMeters, where: predicate.map(Self.byPointer)
+    ) {
       found.append(($0, $1.pointee))
     }
     return found
@@ -84,7 +86,8 @@ extension SpatialGrid {
 
   /// Calls `body` with each result of `missions(within:of:where:)` in order and a pointer to
   /// its payload, valid during the call: a caller that turns each result into output (a
-  /// response body) copies no payload and builds no array of results.
+  /// response body) copies no payload and builds no array of results. `predicate` too is
+  /// given a pointer, so that filtering on one field copies nothing else.
   ///
   /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius (before
   ///   any call of `body`).
@@ -92,15 +95,15 @@ extension SpatialGrid {
   @inlinable
   public func forEachMission(
     within radiusMeters: Double, of center: Coordinate,
-    where predicate: ((Payload) -> Bool)? = nil,
+    where predicate: ((UnsafePointer<Payload>) -> Bool)? = nil,
     _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
   ) throws(ProximityError) {
     guard radiusMeters.isFinite, radiusMeters >= 0 else {
       throw .invalidDistance(radiusMeters)
     }
-    let candidates = storage.candidates(
-      within: radiusMeters, of: center, filter: slotFilter(predicate))
-    visit(candidates, body)
+    visit(where: predicate, body) { filter in
+      storage.candidates(within: radiusMeters, of: center, filter: filter)
+    }
   }
 
   /// Calls `body` with each result of `nearest(_:to:within:where:)` in order and a pointer
@@ -112,32 +115,45 @@ extension SpatialGrid {
   @inlinable
   public func forEachNearest(
     _ k: Int, to center: Coordinate, within maxRadiusMeters: Double? = nil,
-    where predicate: ((Payload) -> Bool)? = nil,
+    where predicate: ((UnsafePointer<Payload>) -> Bool)? = nil,
     _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
   ) throws(ProximityError) {
     guard k >= 0 else { throw .invalidCount(k) }
     if let maxRadiusMeters, !(maxRadiusMeters.isFinite && maxRadiusMeters >= 0) {
       throw .invalidDistance(maxRadiusMeters)
     }
-    let candidates = storage.nearestCandidates(
-      k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity,
-      filter: slotFilter(predicate))
-    visit(candidates, body)
+    visit(where: predicate, body) { filter in
+      storage.nearestCandidates(
+        k, to: center, maxRadiusMeters: maxRadiusMeters ?? .infinity, filter: filter)
+    }
   }
 
-  /// Calls `body` with each candidate's match and a pointer to its payload. Not the payload
-  /// itself: passing a value read from the array to an unknown closure copies it, and a
-  /// copy retains every reference in it, atomically, on memory the server's threads share.
+  /// Calls `body` with each of the `candidates` (chosen with a slot filter made of
+  /// `predicate`) and a pointer to its payload. Not the payload itself: passing a value read
+  /// from the array to an unknown closure copies it, and a copy retains every reference in
+  /// it, atomically, on memory the server's threads share.
   @inlinable
   func visit(
-    _ candidates: [GridCandidate], _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void
+    where predicate: ((UnsafePointer<Payload>) -> Bool)?,
+    _ body: (ProximityMatch, UnsafePointer<Payload>) -> Void,
+    candidates: (((Int32) -> Bool)?) -> [GridCandidate]
   ) {
     payloads.withUnsafeBufferPointer { payloads in
+      // No payloads, no missions: nothing to visit.
       guard let base = payloads.baseAddress else { return }
-      for candidate in candidates {
+      let filter = predicate.map { predicate in { (slot: Int32) in predicate(base + Int(slot)) } }
+      for candidate in candidates(filter) {
         body(storage.match(candidate), base + Int(candidate.slot))
       }
     }
+  }
+
+  /// A predicate on a payload as one on a pointer to it.
+  @inlinable
+  static func byPointer(_ predicate: @escaping (Payload) -> Bool) -> (UnsafePointer<Payload>) ->
+    Bool
+  {
+    { predicate($0.pointee) }
   }
 
   /// The missions inside `box` (edges inclusive; a box with `west > east` crosses ±180),

@@ -5,6 +5,9 @@ struct HTTPRequest: Sendable {
   var method: String
   /// The path without the query, percent-decoded by libmicrohttpd.
   var path: String
+  /// The path's segments, split before decoding (`["", "v1", "missions", "a/b"]` for
+  /// `/v1/missions/a%2Fb`): what the routes match.
+  var segments: [String]
   /// The query arguments, decoded; a name given twice keeps the first value.
   var query: [String: String]
   /// The headers, names lower-cased; a header given twice keeps the first value. From the

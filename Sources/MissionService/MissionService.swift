@@ -137,7 +137,7 @@ package final class MissionService: @unchecked Sendable {
       if let login = try signIn(request) { return login }
       try authorize(request)
     }
-    let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    let parts = request.segments
     switch (parts.count, parts.dropFirst().first ?? "") {
     case (2, ""):
       try allow(request, ["GET"])

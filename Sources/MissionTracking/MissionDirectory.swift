@@ -178,7 +178,10 @@ package final class MissionDirectory: @unchecked Sendable {
     _ body: (ProximityMatch, UnsafePointer<Entry>) -> Void
   ) throws(ProximityError) {
     guard let grid else { return }
-    let predicate: ((Entry) -> Bool)? = filter.map { filter in { filter($0.mission.state) } }
+    // Through the pointer: the state alone is read, the mission is not copied.
+    let predicate: ((UnsafePointer<Entry>) -> Bool)? = filter.map { filter in
+      { filter($0.pointee.mission.state) }
+    }
     if let limit {
       try grid.forEachNearest(limit, to: coordinate, within: radiusMeters, where: predicate, body)
     } else {

@@ -317,6 +317,82 @@ extension ServeSuite {
       #expect((status.json?["missions"] as? [String: Int])?["open"] == 11)
     }
 
+    /// A write runs on its own thread: while a large import is stored, reads on other
+    /// connections (some of them served by the import's own server thread) are answered.
+    @Test func aLongImportDoesNotHoldOtherRequests() throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      var csv = "id,lat,lon\n"
+      for index in 0..<100_000 {
+        csv +=
+          "bulk-\(index),\(58 + Double(index % 1000) / 1000),\(16 + Double(index / 1000) / 250)\n"
+      }
+      let body = Array(csv.utf8)
+      let started = Date()
+      /// The import's status once it is answered.
+      final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var status: Int?
+        var value: Int? { lock.withLock { status } }
+        func set(_ value: Int) { lock.withLock { status = value } }
+      }
+      let finished = Outcome()
+      let port = server.port
+      // Keep-alive connections opened first, so that some are served by the thread that
+      // will take the import (a new connection would go to a free thread).
+      let keptAlive = try (0..<6).map { _ in try RawHTTP(port: port, timeout: 60) }
+      for connection in keptAlive {
+        connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        #expect(RawHTTP.parse(connection.readAvailable(waiting: 2))?.status == 200)
+      }
+      let importThread = Thread {
+        let response = try? RawHTTP.request(
+          port: port, "POST", "/v1/missions", headers: ["Content-Type": "text/csv"],
+          body: body, timeout: 300)
+        finished.set(response?.status ?? 0)
+      }
+      importThread.start()
+      var slowest = 0.0
+      var answered = 0
+      var round = 0
+      while finished.value == nil {
+        let connection = keptAlive[round % keptAlive.count]
+        round += 1
+        let asked = Date()
+        connection.send(
+          "GET /v1/missions?lat=59.6&lon=17.7&k=1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        var bytes: [UInt8] = []
+        var response: RawHTTP.Response?
+        while response == nil, Date().timeIntervalSince(asked) < 60 {
+          bytes += connection.readAvailable(waiting: 0.05)
+          if let parsed = RawHTTP.parse(bytes),
+            parsed.body.count >= Int(parsed.headers["content-length"] ?? "") ?? 0
+          {
+            response = parsed
+          }
+        }
+        #expect(response?.status == 200)
+        // Reads asked once the body had surely arrived and the import was being stored.
+        if asked.timeIntervalSince(started) > 0.5, finished.value == nil {
+          slowest = max(slowest, Date().timeIntervalSince(asked))
+          answered += 1
+        }
+        usleep(20_000)
+      }
+      let took = Date().timeIntervalSince(started)
+      #expect(finished.value == 201)
+      // A server thread held by the import would have left about half the reads waiting
+      // for its end.
+      if took > 2 {
+        #expect(answered >= 10, "\(answered) reads in an import of \(took) s")
+        #expect(slowest < took / 3, "slowest read \(slowest) s in an import of \(took) s")
+      }
+      #expect(
+        ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions?lat=58&lon=16&radius_m=1"))
+          == ["bulk-0"])
+    }
+
     @Test func oneMissionIsReadReplacedAndRemoved() throws {
       let sandbox = try ServiceSandbox()
       let server = try sandbox.serve()
@@ -401,6 +477,24 @@ extension ServeSuite {
       #expect(
         ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions?lat=59.51&lon=17.51&k=1"))
           != ["put-1"])
+      // An id with `/` is named with `%2F`: a segment is decoded after the path is split.
+      let slashed = try ServiceCheck.send(
+        server, "PUT", "/v1/missions/2026%2F11%2Fjob-17", contentType: "application/json",
+        #"{"lat":59.52,"lon":17.52,"title":"Slashed"}"#)
+      #expect(slashed.status == 201, "\(slashed.text)")
+      let slashedDetail = try ServiceCheck.get(server, "/v1/missions/2026%2F11%2Fjob-17")
+      #expect(
+        (slashedDetail.json?["mission"] as? [String: Any])?["id"] as? String == "2026/11/job-17")
+      #expect(
+        ServiceCheck.ids(
+          try ServiceCheck.get(server, "/v1/missions?lat=59.52&lon=17.52&radius_m=1"))
+          == ["2026/11/job-17"])
+      ServiceCheck.error(try ServiceCheck.get(server, "/v1/missions/2026/11/job-17"), 404)
+      ServiceCheck.error(try ServiceCheck.get(server, "/v1%2Fmissions"), 404)
+      #expect(
+        try RawHTTP.request(port: server.port, "DELETE", "/v1/missions/2026%2F11%2Fjob-17").status
+          == 200)
+      ServiceCheck.error(try ServiceCheck.get(server, "/v1/missions/2026%2F11%2Fjob-17"), 404)
       let removedDemo = try RawHTTP.request(port: server.port, "DELETE", "/v1/missions/sig-102")
       #expect(removedDemo.status == 200)
       #expect(
