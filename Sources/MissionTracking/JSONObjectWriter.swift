@@ -16,8 +16,8 @@ package struct JSONObjectWriter {
 
   /// The object so far as UTF-8, without its closing brace: for a caller that keeps it and
   /// appends members later (`MissionDirectory` keeps each mission's, and a nearby response
-  /// adds `,"distance_m":…}`). In as little memory as its bytes need.
-  package var openBytes: [UInt8] { Array(bytes[...]) }
+  /// adds `,"distance_m":…}`).
+  package var openBytes: [UInt8] { bytes }
 
   /// Appends the UTF-8 of `text` in one copy (iterating `String.UTF8View` byte by byte is
   /// several times slower).

@@ -161,11 +161,10 @@ package final class MissionDirectory: @unchecked Sendable {
     try lock.reading { () throws(ProximityError) in
       try json.withUnsafeBufferPointer { (json) throws(ProximityError) in
         try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
-          let entry = $1.pointee
-          body(
-            $0,
-            UnsafeBufferPointer(rebasing: json[entry.jsonStart..<entry.jsonStart + entry.jsonCount])
-          )
+          // Field by field through the pointer: a copy of the entry would retain the
+          // mission's strings.
+          let start = $1.pointee.jsonStart
+          body($0, UnsafeBufferPointer(rebasing: json[start..<start + $1.pointee.jsonCount]))
         }
       }
     }
