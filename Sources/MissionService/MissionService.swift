@@ -38,6 +38,9 @@ package final class MissionService: @unchecked Sendable {
   /// Starts listening and forwarding the engine's events; returns the base URL.
   /// - Throws: `ServiceError.listen` when the address cannot be bound.
   package func start() throws -> String {
+    // Nearby answers copy each mission's JSON as the directory keeps it: encoded now, not
+    // in the first request.
+    engine.directory.keepJSON()
     var headers: [(String, String)] = [
       ("Content-Security-Policy", "default-src 'self'"),
       ("X-Content-Type-Options", "nosniff"),

@@ -29,6 +29,9 @@ package final class MissionDirectory: @unchecked Sendable {
   private var json: [UInt8] = []
   /// Bytes of `json` no entry points to any more (of missions changed or removed).
   private var unusedJSON = 0
+  /// Whether `json` is kept: from the first `keepJSON()` on (the HTTP service's), so that
+  /// tracking from the command line pays neither the encoding nor the memory.
+  private var keepsJSON = false
   private var counts: [MissionState: Int] = [:]
 
   /// An empty directory (filled by the engine's `open()`).
@@ -37,7 +40,8 @@ package final class MissionDirectory: @unchecked Sendable {
   /// Replaces the contents with `missions`.
   /// - Throws: `ProximityError` for an unusable grid.
   func load(_ missions: [Mission]) throws {
-    let (built, encoded) = try Self.laidOut(missions)
+    let encoding = lock.reading { keepsJSON }
+    let (built, encoded) = try Self.laidOut(missions, encoding: encoding)
     var states: [MissionState: Int] = [:]
     for mission in missions { states[mission.state, default: 0] += 1 }
     lock.writing {
@@ -45,14 +49,34 @@ package final class MissionDirectory: @unchecked Sendable {
       json = encoded
       unusedJSON = 0
       counts = states
+      // Asked for meanwhile: encoded now.
+      if keepsJSON && !encoding { rewriteJSON() }
     }
   }
 
-  /// A grid of `missions` and their JSON, in order of place: rows of 0.01° of latitude
-  /// (about 1 km), west to east in each.
-  private static func laidOut(_ missions: [Mission]) throws(ProximityError) -> (
-    SpatialGrid<Entry>, [UInt8]
-  ) {
+  /// Keeps each mission's JSON from now on (what `forEachMissionJSON` reads), encoding it
+  /// now when it is not kept yet.
+  package func keepJSON() {
+    if lock.reading({ keepsJSON }) { return }
+    lock.writing {
+      if keepsJSON { return }
+      keepsJSON = true
+      rewriteJSON()
+    }
+  }
+
+  /// A grid of `missions`, with their JSON when `encoding`, in order of place: rows of
+  /// 0.01° of latitude (about 1 km), west to east in each.
+  private static func laidOut(_ missions: [Mission], encoding: Bool) throws(ProximityError)
+    -> (SpatialGrid<Entry>, [UInt8])
+  {
+    guard encoding else {
+      return (
+        try SpatialGrid(
+          missions.map { ($0.id, $0.coordinate, Entry(mission: $0, jsonStart: 0, jsonCount: 0)) }),
+        []
+      )
+    }
     func row(_ mission: Mission) -> Double { (mission.coordinate.latitude * 100).rounded(.down) }
     let byPlace = missions.sorted {
       row($0) != row($1) ? row($0) < row($1) : $0.coordinate.longitude < $1.coordinate.longitude
@@ -73,6 +97,16 @@ package final class MissionDirectory: @unchecked Sendable {
     return Entry(mission: mission, jsonStart: start, jsonCount: encoded.count - start)
   }
 
+  /// Lays the grid out again with every mission's JSON, none unused; call with the write
+  /// lock held.
+  private func rewriteJSON() {
+    guard let all = allMissions(), let (built, encoded) = try? Self.laidOut(all, encoding: true)
+    else { return }
+    grid = built
+    json = encoded
+    unusedJSON = 0
+  }
+
   /// Stores `mission` under `id` (nil: removes it), moving it in the grid when its place
   /// changed.
   func set(_ mission: Mission?, id: String) {
@@ -85,7 +119,9 @@ package final class MissionDirectory: @unchecked Sendable {
       }
       if let mission {
         counts[mission.state, default: 0] += 1
-        let entry = Self.append(mission, to: &json)
+        let entry =
+          keepsJSON
+          ? Self.append(mission, to: &json) : Entry(mission: mission, jsonStart: 0, jsonCount: 0)
         if old?.mission.coordinate != mission.coordinate {
           grid?.insert(id, at: mission.coordinate, payload: entry)
         } else {
@@ -95,13 +131,7 @@ package final class MissionDirectory: @unchecked Sendable {
         _ = grid?.remove(id)
       }
       // Amortised O(1): a rewrite of n missions' JSON after n/2 changes or so.
-      if unusedJSON > max(json.count / 2, 1 << 20), let all = allMissions(),
-        let (built, encoded) = try? Self.laidOut(all)
-      {
-        grid = built
-        json = encoded
-        unusedJSON = 0
-      }
+      if unusedJSON > max(json.count / 2, 1 << 20) { rewriteJSON() }
     }
   }
 
@@ -151,14 +181,15 @@ package final class MissionDirectory: @unchecked Sendable {
 
   /// Calls `body` with each result of `missions(within:of:limit:where:)` in order and its
   /// mission's `openJSONBytes`, valid during the call, all under one read lock: `body` must
-  /// not write to the directory.
+  /// not write to the directory. The first call encodes every mission (`keepJSON()`).
   /// - Throws: `ProximityError` for a bad radius or limit.
   package func forEachMissionJSON(
     within radiusMeters: Double?, of coordinate: Coordinate, limit: Int? = nil,
     where filter: ((MissionState) -> Bool)? = nil,
     _ body: (ProximityMatch, UnsafeBufferPointer<UInt8>) -> Void
   ) throws {
-    try lock.reading { () throws(ProximityError) in
+    let answered = try lock.reading { () throws(ProximityError) -> Bool in
+      guard keepsJSON else { return false }
       try json.withUnsafeBufferPointer { (json) throws(ProximityError) in
         try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
           // Field by field through the pointer: a copy of the entry would retain the
@@ -167,6 +198,12 @@ package final class MissionDirectory: @unchecked Sendable {
           body($0, UnsafeBufferPointer(rebasing: json[start..<start + $1.pointee.jsonCount]))
         }
       }
+      return true
+    }
+    if !answered {
+      keepJSON()
+      try forEachMissionJSON(
+        within: radiusMeters, of: coordinate, limit: limit, where: filter, body)
     }
   }
 
