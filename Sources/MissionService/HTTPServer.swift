@@ -14,7 +14,10 @@ final class HTTPServer: @unchecked Sendable {
   struct Limits: Sendable {
     /// Largest request body, bytes (16 MiB).
     var maximumBodyBytes = 16 << 20
-    /// Most connections at once; more are refused at accept.
+    /// Most connections at once per server thread; more are refused at accept.
+    /// libmicrohttpd splits its limit evenly between its threads, and which thread accepts a
+    /// connection is the kernel's choice: a limit of 256 in all refused a burst of 300 below
+    /// 256 while one thread still had room.
     var maximumConnections = 256
     /// A connection idle this long (also mid-request) is closed, seconds.
     var idleTimeoutSeconds = 30
@@ -84,7 +87,8 @@ final class HTTPServer: @unchecked Sendable {
     daemon = withUnsafePointer(to: &storage) { pointer in
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
         missiontrack_mhd_start(
-          flags, address, UInt32(limits.threads), UInt32(limits.maximumConnections),
+          flags, address, UInt32(limits.threads),
+          UInt32(limits.maximumConnections * limits.threads),
           UInt32(limits.idleTimeoutSeconds), limits.headerMemoryBytes, accessHandler, context,
           completedHandler, context, unescapeKeepingNUL, uriLogger, nil)
       }
