@@ -192,10 +192,17 @@ package final class MissionDirectory: @unchecked Sendable {
       guard keepsJSON else { return false }
       try json.withUnsafeBufferPointer { (json) throws(ProximityError) in
         try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
+          match, entry in
           // Field by field through the pointer: a copy of the entry would retain the
           // mission's strings.
-          let start = $1.pointee.jsonStart
-          body($0, UnsafeBufferPointer(rebasing: json[start..<start + $1.pointee.jsonCount]))
+          let start = entry.pointee.jsonStart
+          let count = entry.pointee.jsonCount
+          if count > 0 {
+            body(match, UnsafeBufferPointer(rebasing: json[start..<start + count]))
+          } else {
+            // Not encoded (no JSON is empty): a rewrite that could not run.
+            entry.pointee.mission.openJSONBytes.withUnsafeBufferPointer { body(match, $0) }
+          }
         }
       }
       return true
