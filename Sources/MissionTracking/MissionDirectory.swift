@@ -14,6 +14,11 @@ package final class MissionDirectory: @unchecked Sendable {
     let mission: Mission
     let jsonStart: Int
     let jsonCount: Int
+
+    /// An entry whose JSON is not kept (no JSON is empty).
+    static func unencoded(_ mission: Mission) -> Entry {
+      Entry(mission: mission, jsonStart: 0, jsonCount: 0)
+    }
   }
 
   private let lock = ReadWriteLock()
@@ -73,7 +78,7 @@ package final class MissionDirectory: @unchecked Sendable {
     guard encoding else {
       return (
         try SpatialGrid(
-          missions.map { ($0.id, $0.coordinate, Entry(mission: $0, jsonStart: 0, jsonCount: 0)) }),
+          missions.map { ($0.id, $0.coordinate, Entry.unencoded($0)) }),
         []
       )
     }
@@ -121,7 +126,7 @@ package final class MissionDirectory: @unchecked Sendable {
         counts[mission.state, default: 0] += 1
         let entry =
           keepsJSON
-          ? Self.append(mission, to: &json) : Entry(mission: mission, jsonStart: 0, jsonCount: 0)
+          ? Self.append(mission, to: &json) : .unencoded(mission)
         if old?.mission.coordinate != mission.coordinate {
           grid?.insert(id, at: mission.coordinate, payload: entry)
         } else {

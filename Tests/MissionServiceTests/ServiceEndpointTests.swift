@@ -344,7 +344,7 @@ extension ServeSuite {
       let keptAlive = try (0..<6).map { _ in try RawHTTP(port: port, timeout: 60) }
       for connection in keptAlive {
         connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        #expect(RawHTTP.parse(connection.readAvailable(waiting: 2))?.status == 200)
+        #expect(connection.readResponse(within: 10)?.status == 200)
       }
       let importThread = Thread {
         let response = try? RawHTTP.request(
@@ -362,17 +362,7 @@ extension ServeSuite {
         let asked = Date()
         connection.send(
           "GET /v1/missions?lat=59.6&lon=17.7&k=1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        var bytes: [UInt8] = []
-        var response: RawHTTP.Response?
-        while response == nil, Date().timeIntervalSince(asked) < 60 {
-          bytes += connection.readAvailable(waiting: 0.05)
-          if let parsed = RawHTTP.parse(bytes),
-            parsed.body.count >= Int(parsed.headers["content-length"] ?? "") ?? 0
-          {
-            response = parsed
-          }
-        }
-        #expect(response?.status == 200)
+        #expect(connection.readResponse(within: 60)?.status == 200)
         // Reads asked once the body had surely arrived and the import was being stored.
         if asked.timeIntervalSince(started) > 0.5, finished.value == nil {
           slowest = max(slowest, Date().timeIntervalSince(asked))

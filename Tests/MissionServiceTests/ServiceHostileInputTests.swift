@@ -271,20 +271,25 @@ extension ServeSuite {
         "/v1/missions/%ff%fe", "/v1/missions/%zz", "/v1/missions/%", "/v1/missions/a%0Ab",
         "/v1/missions/a%0D%0AX-Injected:%201", "/%2e%2e/%2e%2e/etc/passwd", "/v1/%2e%2e/healthz",
         "/v1/missions/\(long)", "/v1/missions/%C0%AF",
-        "/v1/missions/sig-101%00/report.svg",
+        "/v1/missions/sig-101%00/report.svg", "/v1/missions/sig-101%2Freport.svg",
+        "/v1/missions/sig-101%2f", "/v1%2Fmissions%2Fsig-101",
       ] {
         let response = try ServiceCheck.get(server, path)
         let message = ServiceCheck.error(response, 404)
         #expect(message.count < 300, "\(path.prefix(40)): \(message.prefix(100))")
         #expect(response.headers["x-injected"] == nil)
       }
-      // A NUL cuts nothing short: these reach no mission, and sig-101 stays as it was.
+      // A NUL cuts nothing short, and an encoded `/` splits nothing: these reach no
+      // mission, and sig-101 stays as it was.
       for (method, path) in [
         ("DELETE", "/v1/missions/sig-101%00x"), ("POST", "/v1/missions/sig-101%00/accept"),
-        ("DELETE", "/v1/missions/sig-101%00"),
+        ("DELETE", "/v1/missions/sig-101%00"), ("DELETE", "/v1/missions/sig-101%2F"),
       ] {
         ServiceCheck.error(try RawHTTP.request(port: server.port, method, path), 404)
       }
+      // The mission "sig-101/accept", which takes no POST: no action on sig-101.
+      ServiceCheck.error(
+        try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101%2Faccept"), 405)
       let detail = try ServiceCheck.get(server, "/v1/missions/sig-101")
       #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
       // Percent-encoded ordinary characters are the same path.

@@ -113,6 +113,22 @@ public final class RawHTTP: @unchecked Sendable {
     return result
   }
 
+  /// One whole response (its body as long as its `Content-Length`) on a connection kept
+  /// alive, or nil when none came within `seconds`.
+  public func readResponse(within seconds: Double) -> Response? {
+    var bytes: [UInt8] = []
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      bytes += readAvailable(waiting: min(0.05, max(0.001, deadline.timeIntervalSinceNow)))
+      if let response = Self.parse(bytes),
+        response.body.count >= Int(response.headers["content-length"] ?? "") ?? 0
+      {
+        return response
+      }
+    }
+    return nil
+  }
+
   /// One request on a new connection, read to its end; `Host` is 127.0.0.1:`port` unless
   /// `headers` give one.
   public static func request(
