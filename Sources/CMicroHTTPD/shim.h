@@ -31,7 +31,6 @@ static inline struct MHD_Daemon *missiontrack_mhd_start(
       MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-      MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
       MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
       MHD_OPTION_URI_LOG_CALLBACK, log_uri, log_context,
       MHD_OPTION_END);

@@ -76,6 +76,23 @@ extension ServeSuite {
       #expect((status.json?["missions"] as? [String: Int])?["arrived"] == 1)
     }
 
+    /// A port already served is refused, with one line, also to a second `serve` on another
+    /// database: libmicrohttpd would otherwise share it (SO_REUSEPORT) and split the clients
+    /// between the two.
+    @Test func aSecondServeOnTheSamePortIsRefused() throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      let other = try ServiceSandbox()
+      let second = try ServeProcess.run(
+        ["serve", "--db", other.databasePath, "--listen", "127.0.0.1:\(server.port)"],
+        in: other.directory, timeout: 20)
+      #expect(second.status == 1)
+      #expect(second.err.contains("cannot listen on 127.0.0.1:\(server.port)"))
+      #expect(second.err.split(separator: "\n").count == 1)
+      #expect(try RawHTTP.request(port: server.port, "GET", "/healthz").status == 200)
+    }
+
     @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() async throws {
       let sandbox = try ServiceSandbox()
       let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
