@@ -41,4 +41,25 @@ static inline uint16_t missiontrack_mhd_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
 }
+
+// The server thread (libmicrohttpd's worker daemon) that serves `connection`, or NULL.
+static inline struct MHD_Daemon *missiontrack_mhd_connection_daemon(
+    struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+  return info == NULL ? NULL : info->daemon;
+}
+
+// The epoll descriptor of a server thread (readable while the thread has work waiting), or -1.
+static inline int missiontrack_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+  return info == NULL ? -1 : info->epoll_fd;
+}
+
+// How many connections a server thread serves, suspended ones included.
+static inline unsigned int missiontrack_mhd_connection_count(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info =
+      MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+  return info == NULL ? 0 : info->num_connections;
+}
 #endif

@@ -119,6 +119,14 @@ extension MissionService {
       counts.requests.keys.sorted().map {
         (label("status", String($0)), Double(counts.requests[$0] ?? 0))
       })
+    let polls = idlePoll.counts
+    metric(
+      "http_idle_polls_total", "counter",
+      "Polls of a server thread for a quick client's next request before it sleeps, by outcome.",
+      [
+        (label("outcome", "caught"), Double(polls.caught)),
+        (label("outcome", "missed"), Double(polls.missed)),
+      ])
     let clients = hub.clientCounts
     metric(
       "sse_clients", "gauge", "Connected Server-Sent Events clients.",

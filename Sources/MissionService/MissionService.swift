@@ -16,6 +16,8 @@ package final class MissionService: @unchecked Sendable {
   let configuration: ServiceConfiguration
   let monitor = ServiceMonitor()
   let hub: EventHub
+  /// The server threads' polls between back-to-back requests (counted in `/metrics`).
+  let idlePoll: IdlePoll
   private var server: HTTPServer?
   private var tasks: [Task<Void, Never>] = []
   private let lock = NSLock()
@@ -33,6 +35,7 @@ package final class MissionService: @unchecked Sendable {
     self.engine = engine
     self.configuration = configuration
     hub = EventHub(database: database)
+    idlePoll = IdlePoll(window: configuration.limits.idlePoll)
   }
 
   /// Starts listening and forwarding the engine's events; returns the base URL.
@@ -52,7 +55,7 @@ package final class MissionService: @unchecked Sendable {
     }
     let server = try HTTPServer(
       host: configuration.host, port: configuration.port, limits: configuration.limits,
-      commonHeaders: headers,
+      commonHeaders: headers, idlePoll: idlePoll,
       admission: { [weak self] request in self?.refusalBeforeBody(request) },
       handler: { [weak self] request in
         guard let self else {
