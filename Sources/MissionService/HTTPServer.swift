@@ -233,6 +233,8 @@ final class HTTPServer: @unchecked Sendable {
   /// mission id with `/` can be named), where the decoded path would split there.
   static func segments(of rawPath: String) -> [String] {
     rawPath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+      // Only an escape changes a segment (most have none).
+      guard segment.contains("%") else { return String(segment) }
       var text = Array(String(segment).utf8CString)
       let count = text.withUnsafeMutableBufferPointer {
         unescapeKeepingNUL(context: nil, connection: nil, text: $0.baseAddress)

@@ -8,7 +8,8 @@ import Synchronization
 /// A sequential client (one connection, each request sent once the last answer is in) would
 /// otherwise wake a sleeping thread for every request, and waking an idle core is the
 /// largest cost of such a round trip on a virtual machine. On the 2-core VM this was measured
-/// on, nearby on one keep-alive connection went from 13.9k to 20.4k requests/s.
+/// on, nearby on one keep-alive connection went from 13.2k–14.0k to 18.5k–20.6k requests/s
+/// (alternating runs on a quiet machine).
 ///
 /// A thread polls only when it serves that one connection and its last idle gap (from an
 /// answer to the next request it saw) was at most twice the window, so a client slower than
