@@ -126,6 +126,7 @@ extension MissionService {
       [
         (label("outcome", "caught"), Double(polls.caught)),
         (label("outcome", "missed"), Double(polls.missed)),
+        (label("outcome", "preempted"), Double(polls.preempted)),
       ])
     let clients = hub.clientCounts
     metric(

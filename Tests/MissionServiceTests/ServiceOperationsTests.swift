@@ -99,12 +99,12 @@ extension ServeSuite {
       let sandbox = try ServiceSandbox()
       let server = try sandbox.serve()
       defer { server.stop() }
-      func polls() throws -> (caught: Double, missed: Double) {
+      func polls() throws -> (caught: Double, missed: Double, preempted: Double) {
         let values = samples(try RawHTTP.request(port: server.port, "GET", "/metrics").text)
-        return (
-          values[#"missiontrack_http_idle_polls_total{outcome="caught"}"#] ?? -1,
-          values[#"missiontrack_http_idle_polls_total{outcome="missed"}"#] ?? -1
-        )
+        func count(_ outcome: String) -> Double {
+          values[#"missiontrack_http_idle_polls_total{outcome="\#(outcome)"}"#] ?? -1
+        }
+        return (count("caught"), count("missed"), count("preempted"))
       }
       // Slow: one kept-alive connection, a request every 5 ms. It is closed before wrk
       // starts, which otherwise might share its server thread (then no thread is alone).
@@ -117,7 +117,9 @@ extension ServeSuite {
         }
       }
       let slow = try polls()
-      #expect(slow.caught == 0 && slow.missed == 0, "a slow client made threads poll: \(slow)")
+      #expect(
+        slow.caught == 0 && slow.missed == 0 && slow.preempted == 0,
+        "a slow client made threads poll: \(slow)")
 
       // Quick: wrk on one connection, each request sent as the last answer arrives.
       let wrk = try ServeProcess.run(
@@ -133,9 +135,10 @@ extension ServeSuite {
       }
       let quick = try polls()
       // The real server's threads poll their own epoll descriptors. How many of the requests
-      // come within the window depends on the machine's load (IdlePollTests checks the
-      // rules; Tools/bench-serve the effect), so one caught is enough here.
-      #expect(quick.caught >= 1, "\(quick) over \(requests) requests")
+      // come within the window depends on the machine's load, and on a busy machine a poll
+      // loses its core and pauses polling (IdlePollTests checks the rules; Tools/bench-serve
+      // the effect), so one poll that caught a request or was preempted is enough here.
+      #expect(quick.caught + quick.preempted >= 1, "\(quick) over \(requests) requests")
     }
 
     @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() async throws {
