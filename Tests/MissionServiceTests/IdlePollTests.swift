@@ -7,13 +7,18 @@ import Testing
 /// `IdlePoll` on a descriptor of the test's own (a pipe, readable like a server thread's
 /// epoll descriptor when it has work): it polls only after a quick gap and
 /// only for a lone connection, stops as soon as the descriptor has work, and otherwise gives
-/// up at the end of its window. One synchronous test, so every call is on one thread (the
-/// pace is the thread's).
+/// up at the end of its window. Each test calls it from one thread (the pace is the
+/// thread's).
 @Suite struct IdlePollTests {
-  @Test func pollsOnlyAfterAQuickGapForALoneConnectionAndStopsAtWork() throws {
+  /// A pipe's read end (what the poll watches) and write end (what gives it work).
+  private func pipeEnds() throws -> (Int32, Int32) {
     var ends: [Int32] = [-1, -1]
     try #require(pipe(&ends) == 0)
-    let (epoll, work) = (ends[0], ends[1])
+    return (ends[0], ends[1])
+  }
+
+  @Test func pollsOnlyAfterAQuickGapForALoneConnectionAndStopsAtWork() throws {
+    let (epoll, work) = try pipeEnds()
     defer {
       close(epoll)
       close(work)
@@ -65,9 +70,7 @@ import Testing
   /// A poll that loses its core to other work (busy threads, two per core) stops, and the
   /// thread does not poll again for a second, even with a quick gap and work waiting.
   @Test func aPollThatLosesItsCoreStopsAndPausesPolling() throws {
-    var ends: [Int32] = [-1, -1]
-    try #require(pipe(&ends) == 0)
-    let (epoll, work) = (ends[0], ends[1])
+    let (epoll, work) = try pipeEnds()
     defer {
       close(epoll)
       close(work)
