@@ -127,7 +127,8 @@ extension MissionService {
     }
     object["id"] = normalized
     let existed = try writes.withLock {
-      try refuseWhileTracked(normalized, verb: "replace")
+      // A tracked mission is refused by the store's import (`missionTracked`, 409), which
+      // owns that decision for every replace.
       let stored = try database.mission(id: normalized)
       // A replacement keeps the mission's state unless the body names one: a PUT that only
       // edits a title must not reopen a completed mission.
@@ -146,7 +147,7 @@ extension MissionService {
   /// `DELETE /v1/missions/{id}`: 409 while it is tracked.
   func removeMission(_ id: String) throws -> HTTPResponse {
     try writes.withLock {
-      try refuseWhileTracked(id, verb: "remove")
+      try refuseRemovingWhileTracked(id)
       guard try database.removeMission(id: id) else { throw Self.noMission(id) }
       try syncEngine()
     }
@@ -192,12 +193,12 @@ extension MissionService {
     return .json(body.result)
   }
 
-  private func refuseWhileTracked(_ id: String, verb: String) throws {
+  private func refuseRemovingWhileTracked(_ id: String) throws {
     let normalized = MissionID.normalized(id)
     if let mission = engine.directory.mission(normalized), mission.state.isTracking {
       throw ServiceError.conflict(
         "mission \(Self.oneLine(normalized, limit: 100)) is \(mission.state.rawValue): "
-          + "submit or cancel it before you \(verb) it")
+          + "submit or cancel it before you remove it")
     }
   }
 
