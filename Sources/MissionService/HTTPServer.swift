@@ -233,8 +233,9 @@ final class HTTPServer: @unchecked Sendable {
   /// mission id with `/` can be named), where the decoded path would split there.
   static func segments(of rawPath: String) -> [String] {
     rawPath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-      // Only an escape changes a segment (most have none).
-      guard segment.contains("%") else { return String(segment) }
+      // Only an escape changes a segment (most have none). Looked for byte by byte:
+      // `contains("%")` is Foundation's substring search, 2% of a server thread's time.
+      guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
       var text = Array(String(segment).utf8CString)
       let count = text.withUnsafeMutableBufferPointer {
         unescapeKeepingNUL(context: nil, connection: nil, text: $0.baseAddress)
@@ -268,8 +269,9 @@ final class HTTPServer: @unchecked Sendable {
         streamFinished)
     }
     guard let mhdResponse else { return .NO }
-    for (name, value) in commonHeaders + response.headers.map({ ($0.name, $0.value) }) {
-      _ = MHD_add_response_header(mhdResponse, name, value)
+    for (name, value) in commonHeaders { _ = MHD_add_response_header(mhdResponse, name, value) }
+    for header in response.headers {
+      _ = MHD_add_response_header(mhdResponse, header.name, header.value)
     }
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
@@ -381,9 +383,15 @@ private func uriLogger(
   if let context {
     Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().idlePoll.requestStarted()
   }
-  let target = uri.map { String(cString: $0) } ?? ""
-  let path = target.prefix { $0 != "?" }
-  return Unmanaged.passRetained(HTTPServer.Exchange(rawPath: String(path))).toOpaque()
+  // Up to the query, byte by byte (a Character walk would segment the whole target).
+  var path = ""
+  if let uri {
+    let bytes = UnsafeBufferPointer(start: uri, count: strlen(uri))
+    path = bytes.withMemoryRebound(to: UInt8.self) { target in
+      String(decoding: target.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
+    }
+  }
+  return Unmanaged.passRetained(HTTPServer.Exchange(rawPath: path)).toOpaque()
 }
 
 /// Percent-decodes `text` in place as libmicrohttpd's own unescaper does (an invalid escape

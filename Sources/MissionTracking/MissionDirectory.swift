@@ -26,11 +26,12 @@ package final class MissionDirectory: @unchecked Sendable {
   /// its missions from the grid's slots (no lookup by id per result, which was most of a
   /// 1 km query's time on a million missions), and `mission(_:)` uses the grid's id table.
   private var grid: SpatialGrid<Entry>?
-  /// Each mission's `openJSONBytes`, one after another, encoded when the mission is stored:
-  /// writing each mission's JSON per request was a quarter of a loaded server's own time
-  /// for 1 km queries. One buffer in order of place (`load`), not an array per mission: a
-  /// query's JSON is then read from a few runs of memory, without a cache miss and an
-  /// atomic retain per result, which cost more than encoding had.
+  /// Each mission's JSON object (its `openJSONBytes` and the closing brace), one after
+  /// another, encoded when the mission is stored: writing each mission's JSON per request
+  /// was a quarter of a loaded server's own time for 1 km queries. One buffer in order of
+  /// place (`load`), not an array per mission: a query's JSON is then read from a few runs
+  /// of memory, without a cache miss and an atomic retain per result, which cost more than
+  /// encoding had.
   private var json: [UInt8] = []
   /// Bytes of `json` no entry points to any more (of missions changed or removed).
   private var unusedJSON = 0
@@ -99,6 +100,7 @@ package final class MissionDirectory: @unchecked Sendable {
   private static func append(_ mission: Mission, to encoded: inout [UInt8]) -> Entry {
     let start = encoded.count
     encoded.append(contentsOf: mission.openJSONBytes)
+    encoded.append(UInt8(ascii: "}"))
     return Entry(mission: mission, jsonStart: start, jsonCount: encoded.count - start)
   }
 
@@ -195,18 +197,36 @@ package final class MissionDirectory: @unchecked Sendable {
   ) throws {
     let answered = try lock.reading { () throws(ProximityError) -> Bool in
       guard keepsJSON else { return false }
-      try json.withUnsafeBufferPointer { (json) throws(ProximityError) in
-        try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
-          match, entry in
-          // Field by field through the pointer: a copy of the entry would retain the
-          // mission's strings.
-          let start = entry.pointee.jsonStart
-          let count = entry.pointee.jsonCount
+      // Where each result's JSON is (field by field through the pointer: a copy of the
+      // entry would retain the mission's strings).
+      var spans: [(match: ProximityMatch, start: Int, count: Int)] = []
+      spans.reserveCapacity(64)
+      try visit(within: radiusMeters, of: coordinate, limit: limit, where: filter) {
+        match, entry in
+        spans.append((match, entry.pointee.jsonStart, entry.pointee.jsonCount))
+      }
+      json.withUnsafeBufferPointer { json in
+        // Whether each span holds an object, for all of them before any is copied: that
+        // reads both ends of every result's JSON at once, so that their cache misses
+        // overlap, where the copies alone took them one after another (the body of a 1 km
+        // query on a million missions went from 13 µs to 9.5 µs, medians in process). A
+        // span of no bytes is a mission not encoded (a rewrite that could not run).
+        for index in spans.indices {
+          let (start, count) = (spans[index].start, spans[index].count)
+          if count < 2 || json[start] != UInt8(ascii: "{")
+            || json[start + count - 1] != UInt8(ascii: "}")
+          {
+            spans[index].count = 0
+          }
+        }
+        for (match, start, count) in spans {
           if count > 0 {
-            body(match, UnsafeBufferPointer(rebasing: json[start..<start + count]))
+            // Without the closing brace: the mission's open JSON.
+            body(match, UnsafeBufferPointer(rebasing: json[start..<start + count - 1]))
           } else {
-            // Not encoded (no JSON is empty): a rewrite that could not run.
-            entry.pointee.mission.openJSONBytes.withUnsafeBufferPointer { body(match, $0) }
+            grid?.payload(of: match.id)?.mission.openJSONBytes.withUnsafeBufferPointer {
+              body(match, $0)
+            }
           }
         }
       }
