@@ -384,13 +384,8 @@ private func uriLogger(
     Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().idlePoll.requestStarted()
   }
   // Up to the query, byte by byte (a Character walk would segment the whole target).
-  var path = ""
-  if let uri {
-    let bytes = UnsafeBufferPointer(start: uri, count: strlen(uri))
-    path = bytes.withMemoryRebound(to: UInt8.self) { target in
-      String(decoding: target.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
-    }
-  }
+  let target = UnsafeRawBufferPointer(start: uri, count: uri.map { strlen($0) } ?? 0)
+  let path = String(decoding: target.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
   return Unmanaged.passRetained(HTTPServer.Exchange(rawPath: path)).toOpaque()
 }
 
