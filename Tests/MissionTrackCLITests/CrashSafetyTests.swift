@@ -75,21 +75,23 @@ import Testing
       var arguments = ["replay", trace.path, "--db", path, "--no-other-fences"]
       if round == 0 { arguments += ["--mission", "sig-101"] }
       let process = try BuiltTool.start(arguments, in: directory, tag: "run\(round)")
-      // Kill at a random moment after the run has committed something new (a reader on
-      // its own connection watches), so that every round lands mid-run, whatever the load.
+      // Kill once the run has committed a random number of new fixes (a reader on its own
+      // connection watches), then a few milliseconds later, so that every round lands
+      // mid-run however fast or loaded the machine is: a pause in time alone let a fast
+      // run commit a third of the track per round and finish before the fourth kill.
       let watcher = try MissionDatabase(path: path)
+      let target = previous + 1 + Int(rng.next() % 1000)  // under one commit (~2,600 fixes)
+      let pause = UInt32(rng.next() % 4_000)
       // Polled on a thread of its own: the test pool may be busy with other tests, and a
       // late wake-up would let the run finish before the kill.
-      let pause = Int(rng.next() % 150)
-      let committed = previous
       let killed = await onOwnThread {
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline,
-          (try? watcher.activeMission()?.trackFixCount ?? 0) ?? 0 <= committed
+          (try? watcher.activeMission()?.trackFixCount ?? 0) ?? 0 < target
         {
-          usleep(1000)
+          usleep(500)
         }
-        usleep(UInt32(pause * 1000))
+        usleep(pause)
         guard process.isRunning else { return false }
         kill(process.processIdentifier, SIGKILL)
         return true
