@@ -81,7 +81,7 @@ import Testing
       // run commit a third of the track per round and finish before the fourth kill.
       let watcher = try MissionDatabase(path: path)
       let target = previous + 1 + Int(rng.next() % 1000)  // under one commit (~2,600 fixes)
-      let pause = UInt32(rng.next() % 4_000)
+      let pauseMicroseconds = UInt32(rng.next() % 4_000)
       // Polled on a thread of its own: the test pool may be busy with other tests, and a
       // late wake-up would let the run finish before the kill.
       let killed = await onOwnThread {
@@ -91,7 +91,7 @@ import Testing
         {
           usleep(500)
         }
-        usleep(pause)
+        usleep(pauseMicroseconds)
         guard process.isRunning else { return false }
         kill(process.processIdentifier, SIGKILL)
         return true
