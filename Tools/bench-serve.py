@@ -6,7 +6,9 @@
   lua QUERIES.CSV N RADIUS OUT.lua   a wrk script cycling through the first N query points
   check BASE REDIS_PORT KEY ...      exactness: MissionTrack against Redis GEOSEARCH ASC and
                                      against the CLI's nearby --json; writes the points with
-                                     the average result count for redis-benchmark
+                                     the average result count for redis-benchmark, and the
+                                     response nearest the mean size (nginx's static file)
+  get URL                            the body of URL on stdout
   wrk FILE                           req/s, p50 ms, p99 ms, errors from wrk --latency output
   redis FILE                         req/s, p50 ms, p99 ms from redis-benchmark --csv output
   median ...                         medians of columns of whitespace-separated lines (stdin)
@@ -173,11 +175,12 @@ def compare_cli(items, lines):
     return problems
 
 
-def check(base, redis_port, key, queries_csv, count, radius, cli, db, cli_count, reps_out):
+def check(base, redis_port, key, queries_csv, count, radius, cli, db, cli_count, reps_out,
+          body_out):
     redis = Redis(int(redis_port))
     radius = float(radius)
     scale = MISSIONTRACK_EARTH_RADIUS_M / REDIS_EARTH_RADIUS_M
-    problems, swaps, edge_queries, counts, total_bytes = [], 0, 0, [], 0
+    problems, swaps, edge_queries, counts, bodies = [], 0, 0, [], []
     chosen = points(queries_csv, int(count))
     for n, (lat, lon) in enumerate(chosen):
         path = query_path(lat, lon, f"{radius:g}")
@@ -185,7 +188,7 @@ def check(base, redis_port, key, queries_csv, count, radius, cli, db, cli_count,
         if status != 200:
             problems.append(f"{path}: status {status}")
             continue
-        total_bytes += len(body)
+        bodies.append(body)
         items = json.loads(body)["missions"]
         counts.append(len(items))
         reply = redis.call(
@@ -210,8 +213,12 @@ def check(base, redis_port, key, queries_csv, count, radius, cli, db, cli_count,
     with open(reps_out, "w") as out:
         for i in ranked[:5]:
             out.write(f"{chosen[i][0]} {chosen[i][1]} {counts[i]}\n")
+    # The static file nginx serves: the response whose size is nearest the mean.
+    mean_bytes = statistics.fmean(len(b) for b in bodies) if bodies else 0
+    with open(body_out, "wb") as out:
+        out.write(min(bodies, key=lambda b: abs(len(b) - mean_bytes), default=b"{}"))
     print(f"exactness: {len(chosen)} points, {sum(counts)} missions (mean {mean:.1f}, "
-          f"max {max(counts, default=0)}, mean body {total_bytes / max(len(counts), 1):.0f} B); "
+          f"max {max(counts, default=0)}, mean body {mean_bytes:.0f} B); "
           f"CLI compared on {min(int(cli_count), len(chosen))}; {edge_queries} points with a "
           f"mission within {TOLERANCE_M:g} m of the radius; {swaps} pairs within "
           f"{TOLERANCE_M:g} m ordered differently by Redis; {len(problems)} mismatches",
@@ -264,6 +271,8 @@ def main(argv):
         lua(args[0], int(args[1]), args[2], args[3])
     elif command == "check":
         return check(*args)
+    elif command == "get":
+        sys.stdout.buffer.write(urllib.request.urlopen(args[0], timeout=5).read())
     elif command == "wrk":
         parse_wrk(*args)
     elif command == "redis":
