@@ -64,26 +64,40 @@ extension ReportRenderer {
 
   /// Splits `text` into at most `maximumLines` lines of at most `width` characters, at
   /// spaces where possible; a cut-off last line ends in an ellipsis.
+  ///
+  /// Stops once it has one line more than it shows, and never counts more of a word than a
+  /// line holds: a title of a million characters costs what a short one does.
+  /// - Complexity: O(`width` × `maximumLines`) characters examined, after splitting at spaces.
   static func wrap(_ text: String, width: Int, maximumLines: Int) -> [String] {
     var lines: [String] = []
     var current = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-      var word = Substring(word)
-      while word.count > width {
+    var currentLength = 0
+    words: for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+      var rest = word
+      var head = rest.prefix(width + 1)
+      while head.count > width {
         if !current.isEmpty {
           lines.append(current)
           current = ""
+          currentLength = 0
         }
-        lines.append(String(word.prefix(width)))
-        word = word.dropFirst(width)
+        lines.append(String(rest.prefix(width)))
+        if lines.count > maximumLines { break words }
+        rest = rest.dropFirst(width)
+        head = rest.prefix(width + 1)
       }
+      let length = head.count
       if current.isEmpty {
-        current = String(word)
-      } else if current.count + 1 + word.count <= width {
-        current += " " + word
+        current = String(rest)
+        currentLength = length
+      } else if currentLength + 1 + length <= width {
+        current += " " + rest
+        currentLength += 1 + length
       } else {
         lines.append(current)
-        current = String(word)
+        if lines.count > maximumLines { break words }
+        current = String(rest)
+        currentLength = length
       }
     }
     if !current.isEmpty { lines.append(current) }

@@ -213,4 +213,18 @@ import Testing
       ReportRenderer.wrap("abcdefghijkl", width: 5, maximumLines: 3) == ["abcde", "fghij", "kl"])
     #expect(ReportRenderer.wrap("", width: 5, maximumLines: 3).isEmpty)
   }
+
+  /// A title of a million characters, as one word or as many, is cut off as a short one is,
+  /// and at once: the wrap that counted the rest of a long word for every line it cut took
+  /// minutes for a million characters, holding a server thread (the report endpoints).
+  @Test(.timeLimit(.minutes(1))) func wrapCutsOffAHugeTitleAtOnce() {
+    let start = ContinuousClock.now
+    let line = String(repeating: "T", count: 15)
+    #expect(
+      ReportRenderer.wrap(String(repeating: "T", count: 1_000_000), width: 15, maximumLines: 3)
+        == [line, line, String(line.dropLast()) + "\u{2026}"])
+    let words = Array(repeating: "ab", count: 500_000).joined(separator: " ")
+    #expect(ReportRenderer.wrap(words, width: 5, maximumLines: 2) == ["ab ab", "ab a\u{2026}"])
+    #expect(ContinuousClock.now - start < .seconds(5))
+  }
 }
