@@ -162,8 +162,9 @@ final class HTTPServer: @unchecked Sendable {
     if !exchange.started {
       // The headers are in; the body (if any) follows in later calls.
       exchange.started = true
+      // libmicrohttpd accepts lengths up to UInt64.max, past Int.max.
       if let length = value(connection, .HEADER_KIND, "Content-Length"),
-        let bytes = Int(length), bytes > limits.maximumBodyBytes
+        let bytes = UInt64(length), bytes > UInt64(limits.maximumBodyBytes)
       {
         exchange.tooLarge = true
         return queue(tooLargeResponse(), on: connection, exchange: exchange)

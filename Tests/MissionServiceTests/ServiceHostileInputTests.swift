@@ -102,19 +102,23 @@ extension ServeSuite {
       let sandbox = try ServiceSandbox(demo: false)
       let server = try sandbox.serve()
       defer { server.stop() }
+      // Lengths past Int.max (up to UInt64.max, which libmicrohttpd accepts) are as large.
+      let lengths = ["\(16 << 20 + 1)", "9223372036854775808", "18446744073709551615"]
       for path in ["/v1/missions", "/v1/missions/big", "/v1/missions?replace=true"] {
-        let method = path == "/v1/missions/big" ? "PUT" : "POST"
-        let connection = try RawHTTP(port: server.port, timeout: 5)
-        // Only the headers: the 413 must come without a byte of the body.
-        connection.send(
-          "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
-            + "Content-Length: \(16 << 20 + 1)\r\n\r\n")
-        let answer = connection.readAvailable(waiting: 3)
-        guard let response = RawHTTP.parse(answer) else {
-          Issue.record("no answer to \(method) \(path) from its headers")
-          continue
+        for length in lengths {
+          let method = path == "/v1/missions/big" ? "PUT" : "POST"
+          let connection = try RawHTTP(port: server.port, timeout: 5)
+          // Only the headers: the 413 must come without a byte of the body.
+          connection.send(
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+              + "Content-Length: \(length)\r\n\r\n")
+          let answer = connection.readAvailable(waiting: 3)
+          guard let response = RawHTTP.parse(answer) else {
+            Issue.record("no answer to \(method) \(path) of \(length) bytes from its headers")
+            continue
+          }
+          ServiceCheck.error(response, 413)
         }
-        ServiceCheck.error(response, 413)
       }
       // Exactly 16 MiB announced is not refused from the headers: the server waits for it.
       let atLimit = try RawHTTP(port: server.port, timeout: 5)
