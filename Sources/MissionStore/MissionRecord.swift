@@ -121,6 +121,11 @@ struct MissionRecord {
     if id.isBlank, let field = known["id"] {
       throw bad(field, "the id must not be blank")
     }
+    // A NUL would end the id in a request path (and in C strings): such a mission could be
+    // stored but never named again.
+    if id.utf8.contains(0), let field = known["id"] {
+      throw bad(field, "the id must not contain NUL (U+0000)")
+    }
     let coordinate: Coordinate
     if let geometry {
       coordinate = geometry

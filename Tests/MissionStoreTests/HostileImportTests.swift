@@ -52,6 +52,23 @@ import Testing
     #expect(try store.missions().map { Array($0.id.utf8) } == [Array("caf\u{E9}".utf8)])
   }
 
+  /// An id with a NUL could be stored but never named in a request path: refused, in every
+  /// format, with its line.
+  @Test func anIdWithANULIsABadValue() throws {
+    for (text, format) in [
+      ("id,lat,lon\nok,1,2\nc\u{0}n,1,2\n", MissionFileFormat.csv),
+      ("[{\"id\":\"ok\",\"lat\":1,\"lon\":2},\n{\"id\":\"a\\u0000b\",\"lat\":1,\"lon\":2}]", .json),
+    ] {
+      let error = try #require(try importError(text, format))
+      guard case .invalidMissionFile(_, let line, "id", _, let reason) = error else {
+        Issue.record("unexpected \(error)")
+        continue
+      }
+      #expect(line == (format == .csv ? 3 : 2))
+      #expect(reason.contains("NUL"))
+    }
+  }
+
   @Test func anImpossibleDeadlineIsABadValue() throws {
     let error = try #require(
       try importError("id,lat,lon,deadline\na,1,2,2024-02-30T12:00:00Z\n", .csv))
