@@ -179,10 +179,11 @@ extension MissionService {
   private func perform(_ action: MissionAction, on id: String) throws -> HTTPResponse {
     let engine = self.engine
     let normalized = MissionID.normalized(id)
-    let transition = try writes.withLock {
-      try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+    // The state is read before another write can change it, so that it is this action's.
+    let (transition, state) = try writes.withLock {
+      let transition = try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+      return (transition, engine.directory.mission(normalized)?.state ?? transition?.to ?? .open)
     }
-    let state = engine.directory.mission(normalized)?.state ?? transition?.to ?? .open
     var body = JSONObjectWriter()
     if let transition {
       body.addRaw("event", json: transition.event.jsonLine)
