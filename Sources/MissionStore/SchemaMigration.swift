@@ -14,7 +14,30 @@ struct SchemaMigration: Sendable {
     SchemaMigration(version: 2, name: "compact fix events", sql: compactFixEvents),
     SchemaMigration(version: 3, name: "one tracked mission, change feed", sql: engineSupport),
     SchemaMigration(version: 4, name: "spatial cell index, deadline index", sql: spatialIndex),
+    SchemaMigration(version: 5, name: "event sequence never reused", sql: eventSequence),
   ]
+
+  /// Version 5: `events.seq` becomes AUTOINCREMENT, so a number once given is never given
+  /// again. A plain rowid takes the largest one plus one, so removing the mission with the
+  /// newest events handed their numbers to the next mission's, and a client reading the
+  /// stream (`Last-Event-ID`) skipped those as already seen. The table is copied as it is
+  /// (SQLite cannot add AUTOINCREMENT to a table in place).
+  static let eventSequence = """
+    CREATE TABLE events_v5 (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      mission_id TEXT NOT NULL REFERENCES missions (id),
+      type TEXT NOT NULL,
+      time_us INTEGER NOT NULL,
+      json TEXT NOT NULL,
+      distance_m REAL, travelled_m REAL, fence_id TEXT, initial INTEGER, seconds REAL,
+      from_state TEXT, to_state TEXT, status TEXT, detail TEXT, count INTEGER
+    );
+    INSERT INTO events_v5 SELECT seq, mission_id, type, time_us, json, distance_m, travelled_m,
+      fence_id, initial, seconds, from_state, to_state, status, detail, count FROM events;
+    DROP TABLE events;
+    ALTER TABLE events_v5 RENAME TO events;
+    CREATE INDEX events_by_mission ON events (mission_id, seq);
+    """
 
   /// Version 4, so one-shot commands answer from indexes instead of reading every mission.
   ///

@@ -158,4 +158,24 @@ import Testing
     #expect(removed.removedIDs == ["a"])
     #expect(try tracker.changes(after: removed.token).missions.isEmpty)
   }
+
+  /// Removing the mission with the newest events does not hand their numbers to the next
+  /// events: a stream reader that saw them (`Last-Event-ID`) would skip the new ones.
+  @Test func eventNumbersAreNeverReusedAfterARemoval() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("a"), Fixtures.mission("b")])
+    try store.apply(.accept, toMission: "a")
+    try store.apply(.cancel, toMission: "a")
+    let newest = try store.lastEventSequence()
+    #expect(newest > 0)
+    #expect(try store.removeMission(id: "a"))
+    try store.apply(.accept, toMission: "b")
+    #expect(try store.lastEventSequence() == newest + 1)
+    // Also after the file is opened again (the number is kept in the file, not in memory).
+    try store.close()
+    let reopened = try MissionDatabase(path: directory.path())
+    try reopened.apply(.cancel, toMission: "b")
+    #expect(try reopened.lastEventSequence() == newest + 2)
+  }
 }

@@ -31,12 +31,12 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 4)
+      #expect(try connection.integer("PRAGMA user_version") == 5)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
-            "spatial cell index, deadline index",
+            "spatial cell index, deadline index", "event sequence never reused",
           ])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
@@ -66,7 +66,8 @@ import Testing
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
-            "spatial cell index, deadline index", "notes", "notes index",
+            "spatial cell index, deadline index", "event sequence never reused", "notes",
+            "notes index",
           ])
       // Running the migrator again finds nothing to do.
       #expect(
@@ -107,23 +108,33 @@ import Testing
       try database.close()
     }
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 4)) {
+    #expect(
+      throws: StoreError.newerSchema(
+        path: path, found: 99, supported: MissionDatabase.schemaVersion)
+    ) {
       _ = try MissionDatabase(path: path)
     }
-    #expect(throws: StoreError.newerSchema(path: path, found: 99, supported: 4)) {
+    #expect(
+      throws: StoreError.newerSchema(
+        path: path, found: 99, supported: MissionDatabase.schemaVersion)
+    ) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
     let after = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(before == after)
     #expect(
-      "\(StoreError.newerSchema(path: path, found: 99, supported: 4))".contains("not modified"))
+      "\(StoreError.newerSchema(path: path, found: 99, supported: MissionDatabase.schemaVersion))"
+        .contains("not modified"))
   }
 
   @Test func aReadOnlyOpenRefusesAnUnmigratedFile() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path()
     try MissionDatabase(path: path, configuration: StoreConfiguration(), migrations: []).close()
-    #expect(throws: StoreError.outdatedSchema(path: path, found: 0, required: 4)) {
+    #expect(
+      throws: StoreError.outdatedSchema(
+        path: path, found: 0, required: MissionDatabase.schemaVersion)
+    ) {
       _ = try MissionDatabase(path: path, configuration: StoreConfiguration(readOnly: true))
     }
   }

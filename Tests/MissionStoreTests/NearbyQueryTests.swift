@@ -246,7 +246,7 @@ import Testing
     }
     let database = try MissionDatabase(path: path)
     let version = try database.withConnection { try SchemaMigrator.version(of: $0) }
-    #expect(version == 4)
+    #expect(version == SchemaMigration.all.count)
     try Self.compare(
       database, try database.proximityIndex(), stored: stored, queries: 100, seed: 13)
   }
