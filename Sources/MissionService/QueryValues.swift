@@ -6,7 +6,7 @@ extension HTTPRequest {
   /// The argument `name` as a finite number in `range`, or nil when absent.
   func double(_ name: String, in range: ClosedRange<Double>) throws(ServiceError) -> Double? {
     guard let text = query[name] else { return nil }
-    guard let value = Double(text), value.isFinite else {
+    guard let value = Double(decimalText: text) else {
       throw .badRequest("\(name) must be a number, got '\(Self.shown(text))'")
     }
     guard range.contains(value) else {

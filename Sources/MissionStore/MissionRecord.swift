@@ -104,11 +104,7 @@ struct MissionRecord {
       case .text(let t): literal = t.trimmingWhitespace
       default: throw bad(field, "expected a number")
       }
-      let allowed = literal.utf8.allSatisfy { b in
-        (48...57).contains(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
-          || b == UInt8(ascii: "+") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-      }
-      guard allowed, let value = Double(literal), value.isFinite else {
+      guard let value = Double(decimalText: literal) else {
         throw bad(field, "expected a number")
       }
       return (value, field)

@@ -245,7 +245,8 @@ extension ServeSuite {
         ("lat=%ff%fe&lon=0", 400), ("lat=\(long)&lon=0", 400), ("lat=0&lon=0&k=\(long)", 400),
         ("lat=0&lon=0&radius_m=1e999", 400), ("lat=0&lon=0&state=%0Aopen", 422),
         ("limit=1%0A2", 400), ("limit=1%00", 400), ("limit=\(long)", 400),
-        ("state=open%00", 422),
+        ("state=open%00", 422), ("lat=0x10&lon=0", 400), ("lat=0&lon=0x1p4", 400),
+        ("lat=0&lon=0&radius_m=0x10", 400),
       ]
       for (query, status) in cases {
         let message = ServiceCheck.error(
