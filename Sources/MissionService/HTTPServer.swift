@@ -162,14 +162,13 @@ final class HTTPServer: @unchecked Sendable {
     if !exchange.started {
       // The headers are in; the body (if any) follows in later calls.
       exchange.started = true
+      let length = value(connection, .HEADER_KIND, "Content-Length")
       // libmicrohttpd accepts lengths up to UInt64.max, past Int.max.
-      if let length = value(connection, .HEADER_KIND, "Content-Length"),
-        let bytes = UInt64(length), bytes > UInt64(limits.maximumBodyBytes)
-      {
+      if let length, let bytes = UInt64(length), bytes > UInt64(limits.maximumBodyBytes) {
         exchange.tooLarge = true
         return queue(tooLargeResponse(), on: connection, exchange: exchange)
       }
-      let announced = value(connection, .HEADER_KIND, "Content-Length").map { $0 != "0" }
+      let announced = length.map { $0 != "0" }
       if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil),
         let refusal = admission(request(connection, exchange, url: url, method: method))
       {

@@ -147,6 +147,12 @@ import Testing
     try upgraded.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA user_version") == 5)
       #expect(try connection.integer("SELECT count(*) FROM events WHERE json = ''") == 4)
+      // Version 5 copied the rows into the AUTOINCREMENT table with their numbers, and its
+      // counter starts from the newest of them.
+      #expect(
+        try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = 'events'")
+          == connection.integer("SELECT max(seq) FROM events"))
+      #expect(try connection.integer("SELECT count(*) FROM events") == 6)
     }
     #expect(try upgraded.integrityCheck() == ["ok"])
   }
