@@ -7,6 +7,8 @@ struct SchemaMigration: Sendable {
   let name: String
   /// The DDL; constant text, no values.
   let sql: String
+  /// A change to a table's definition made in place, before `sql`.
+  var edit: TableDefinitionEdit? = nil
 
   /// Every migration of this release, in order. Never edit a released step: add one.
   static let all: [SchemaMigration] = [
@@ -15,7 +17,27 @@ struct SchemaMigration: Sendable {
     SchemaMigration(version: 3, name: "one tracked mission, change feed", sql: engineSupport),
     SchemaMigration(version: 4, name: "spatial cell index, deadline index", sql: spatialIndex),
     SchemaMigration(version: 5, name: "event sequence never reused", sql: eventSequence),
+    SchemaMigration(
+      version: 6, name: "state check without a list", sql: "", edit: stateCheckWithoutList),
   ]
+
+  /// Version 6: the CHECK on `missions.state` compares with each state in turn instead of
+  /// testing membership in a list. It accepts the same values, but SQLite builds a list of
+  /// more than two values into a temporary table for every row it checks: that alone was
+  /// about a third of a large import's insert time (1M rows: 1.8–2.9 s with the list,
+  /// 1.1–1.3 s without, the same INSERT … SELECT). Changed in place (no row is checked or
+  /// moved), so the step is instant on any size.
+  static let stateCheckWithoutList = TableDefinitionEdit(
+    table: "missions",
+    old: """
+      CHECK (state IN ('open', 'accepted', 'active',
+          'arrived', 'submitted', 'completed', 'cancelled', 'expired'))
+      """,
+    new: """
+      CHECK (state = 'open' OR state = 'accepted' OR state = 'active'
+          OR state = 'arrived' OR state = 'submitted' OR state = 'completed'
+          OR state = 'cancelled' OR state = 'expired')
+      """)
 
   /// Version 5: `events.seq` becomes AUTOINCREMENT, so a number once given is never given
   /// again. A plain rowid takes the largest one plus one, so removing the mission with the

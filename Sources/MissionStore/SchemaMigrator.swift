@@ -36,6 +36,7 @@ struct SchemaMigrator {
       }
       let pending = migrations.filter { $0.version > found }
       for step in pending {
+        try step.edit?.apply(connection)
         try connection.execute(step.sql)
         let record = try connection.cached(
           "INSERT INTO schema_migrations (version, name, applied_us) VALUES (?, ?, ?)")

@@ -31,12 +31,13 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 5)
+      #expect(try connection.integer("PRAGMA user_version") == 6)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
             "spatial cell index, deadline index", "event sequence never reused",
+            "state check without a list",
           ])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
@@ -66,8 +67,8 @@ import Testing
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
-            "spatial cell index, deadline index", "event sequence never reused", "notes",
-            "notes index",
+            "spatial cell index, deadline index", "event sequence never reused",
+            "state check without a list", "notes", "notes index",
           ])
       // Running the migrator again finds nothing to do.
       #expect(
@@ -95,6 +96,81 @@ import Testing
       #expect(try connection.integer("PRAGMA user_version") == Int64(MissionDatabase.schemaVersion))
       #expect(
         try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'half'") == 0)
+    }
+  }
+
+  @Test func aVersionFiveFileGetsItsStateCheckWithoutAListInPlace() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path()
+    do {
+      let v5 = try MissionDatabase(
+        path: path, configuration: StoreConfiguration(),
+        migrations: Array(SchemaMigration.all.prefix(5)))
+      try v5.insert([Fixtures.mission("kept", state: .accepted)])
+      try v5.close()
+    }
+    let upgraded = try MissionDatabase(path: path)
+    try upgraded.withConnection { connection throws in
+      #expect(try connection.integer("PRAGMA user_version") == 6)
+      #expect(try connection.integer("PRAGMA writable_schema") == 0)
+      let definition =
+        try connection.strings("SELECT sql FROM sqlite_schema WHERE name = 'missions'").first
+        ?? ""
+      #expect(!definition.contains("state IN"))
+      #expect(definition.contains(SchemaMigration.stateCheckWithoutList.new))
+      // The new check is in force on the connection that made the change: every state
+      // passes, anything else is refused.
+      for state in MissionState.allCases {
+        try connection.execute(
+          """
+          INSERT INTO missions (id, lat, lon, radius_m, state, updated_us)
+          VALUES ('probe', 0, 0, 1, '\(state.rawValue)', 0);
+          DELETE FROM missions WHERE id = 'probe';
+          """)
+      }
+      for bad in ["bogus", "Open", "open ", ""] {
+        #expect {
+          try connection.execute(
+            """
+            INSERT INTO missions (id, lat, lon, radius_m, state, updated_us)
+            VALUES ('probe', 0, 0, 1, '\(bad)', 0)
+            """)
+        } throws: { error in
+          guard case StoreError.sqlite(let code, let message, _) = error else { return false }
+          return code & 0xFF == 19 && message.contains("CHECK constraint failed")
+        }
+      }
+    }
+    #expect(try upgraded.mission(id: "kept")?.state == .accepted)
+    #expect(try upgraded.missionCount() == 1)
+    #expect(try upgraded.integrityCheck() == ["ok"])
+  }
+
+  @Test func anEditOfADefinitionWithoutItsTextFailsAndChangesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path()
+    try MissionDatabase(path: path).close()
+    let definition = { (database: MissionDatabase) in
+      try database.withConnection { connection throws in
+        try connection.strings("SELECT sql FROM sqlite_schema WHERE name = 'missions'")
+      }
+    }
+    let before = try definition(MissionDatabase(path: path))
+    // Version 6 again: the text it replaces is gone.
+    let again = SchemaMigration(
+      version: MissionDatabase.schemaVersion + 1, name: "again", sql: "",
+      edit: SchemaMigration.stateCheckWithoutList)
+    #expect {
+      _ = try MissionDatabase(
+        path: path, configuration: StoreConfiguration(), migrations: SchemaMigration.all + [again])
+    } throws: { error in
+      guard case StoreError.sqlite(_, let message, _) = error else { return false }
+      return message == "the definition of table missions is not the one this step changes"
+    }
+    let database = try MissionDatabase(path: path)
+    #expect(try definition(database) == before)
+    try database.withConnection { connection throws in
+      #expect(try connection.integer("PRAGMA user_version") == Int64(MissionDatabase.schemaVersion))
     }
   }
 
