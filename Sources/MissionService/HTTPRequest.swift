@@ -3,6 +3,8 @@
 struct HTTPRequest: Sendable {
   /// The method, upper case as sent (`GET`, `POST`, ...).
   var method: String
+  /// The protocol version as sent (`HTTP/1.1`, `HTTP/1.0`).
+  var version: String
   /// The path without the query, percent-decoded by libmicrohttpd.
   var path: String
   /// The path's segments, split before decoding (`["", "v1", "missions", "a/b"]` for
@@ -13,11 +15,24 @@ struct HTTPRequest: Sendable {
   /// The headers, names lower-cased; a header given twice keeps the first value. From the
   /// server, only those named in `headerNames`.
   var headers: [String: String]
+  /// How many `Host` lines the request has: exactly one is valid for HTTP/1.1, at most one
+  /// for HTTP/1.0 (RFC 9112 §3.2).
+  var hostLines: Int
 
   /// The headers `HTTPServer` reads into `headers` (lower case): every one a route uses.
   static let headerNames = [
     "authorization", "content-type", "cookie", "host", "last-event-id", "origin",
   ]
+  private static let headerNameBytes = headerNames.map { Array($0.utf8) }
+
+  /// The name of `headerNames` that `sent` spells in any case of its ASCII letters, or nil.
+  static func headerName(_ sent: UnsafeRawBufferPointer) -> String? {
+    let index = headerNameBytes.firstIndex { name in
+      name.count == sent.count
+        && zip(name, sent).allSatisfy { $0 == $1 || (0x41...0x5A ~= $1 && $0 == $1 + 0x20) }
+    }
+    return index.map { headerNames[$0] }
+  }
   /// The body.
   var body: [UInt8]
 

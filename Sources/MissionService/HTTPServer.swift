@@ -150,7 +150,8 @@ final class HTTPServer: @unchecked Sendable {
 
   fileprivate func handle(
     connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+    version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
+    uploadSize: UnsafeMutablePointer<Int>,
     slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   ) -> MHD_Result {
     if slot.pointee == nil {
@@ -170,7 +171,8 @@ final class HTTPServer: @unchecked Sendable {
       }
       let announced = length.map { $0 != "0" }
       if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil),
-        let refusal = admission(request(connection, exchange, url: url, method: method))
+        let refusal = admission(
+          request(connection, exchange, url: url, method: method, version: version))
       {
         return queue(refusal, on: connection, exchange: exchange)
       }
@@ -197,7 +199,7 @@ final class HTTPServer: @unchecked Sendable {
       return queue(answer, on: connection, exchange: exchange)
     }
     if exchange.tooLarge { return queue(tooLargeResponse(), on: connection, exchange: exchange) }
-    let request = request(connection, exchange, url: url, method: method)
+    let request = request(connection, exchange, url: url, method: method, version: version)
     exchange.body = []
     if request.isRead { return queue(handler(request), on: connection, exchange: exchange) }
     // A write may take seconds (an import of 16 MiB, a wait for the engine): it runs on a
@@ -219,12 +221,13 @@ final class HTTPServer: @unchecked Sendable {
 
   private func request(
     _ connection: OpaquePointer, _ exchange: Exchange, url: UnsafePointer<CChar>,
-    method: UnsafePointer<CChar>
+    method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?
   ) -> HTTPRequest {
-    HTTPRequest(
-      method: String(cString: method), path: String(cString: url),
-      segments: Self.segments(of: exchange.rawPath),
-      query: values(connection, .GET_ARGUMENT_KIND), headers: headers(connection),
+    let (headers, hostLines) = headers(connection)
+    return HTTPRequest(
+      method: String(cString: method), version: version.map { String(cString: $0) } ?? "",
+      path: String(cString: url), segments: Self.segments(of: exchange.rawPath),
+      query: values(connection, .GET_ARGUMENT_KIND), headers: headers, hostLines: hostLines,
       body: exchange.body)
   }
 
@@ -289,16 +292,35 @@ final class HTTPServer: @unchecked Sendable {
     MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
   }
 
-  /// The headers of `HTTPRequest.headerNames` that the request has, each looked up by
-  /// libmicrohttpd (case-insensitive, the first of a repeated name): the routes read no
-  /// others, and collecting every header into a dictionary cost each request an allocation
-  /// and a lower-cased copy per header.
-  private func headers(_ connection: OpaquePointer) -> [String: String] {
-    var found: [String: String] = [:]
-    for name in HTTPRequest.headerNames {
-      if let value = value(connection, .HEADER_KIND, name) { found[name] = value }
+  /// The headers of `HTTPRequest.headerNames` that the request has (the first of a
+  /// repeated name) and how many `Host` lines it sent, in one pass over them. The routes read no others, so the rest are neither copied nor
+  /// lower-cased: collecting every header into a dictionary cost each request an
+  /// allocation and a lower-cased copy per header.
+  private func headers(_ connection: OpaquePointer) -> ([String: String], Int) {
+    final class Collector {
+      var found: [String: String] = [:]
+      var hostLines = 0
     }
-    return found
+    let collector = Collector()
+    _ = withExtendedLifetime(collector) {
+      MHD_get_connection_values_n(
+        connection, .HEADER_KIND,
+        { context, _, key, keySize, value, valueSize in
+          guard let context, let key else { return .YES }
+          let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
+          guard
+            let name = HTTPRequest.headerName(UnsafeRawBufferPointer(start: key, count: keySize))
+          else { return .YES }
+          if name == "host" { collector.hostLines += 1 }
+          if collector.found[name] == nil {
+            collector.found[name] = String(
+              decoding: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize),
+              as: UTF8.self)
+          }
+          return .YES
+        }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return (collector.found, collector.hostLines)
   }
 
   /// Every value of `kind` (query arguments), the first of a repeated name.
@@ -354,8 +376,8 @@ private func accessHandler(
   }
   let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
   return server.handle(
-    connection: connection, url: url, method: method, upload: upload, uploadSize: uploadSize,
-    slot: slot)
+    connection: connection, url: url, method: method, version: version, upload: upload,
+    uploadSize: uploadSize, slot: slot)
 }
 
 private func completedHandler(

@@ -113,6 +113,7 @@ package final class MissionService: @unchecked Sendable {
   private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
     do {
       if isStopping { throw ServiceError.unavailable("the service is shutting down") }
+      try refuseBadHost(request)
       if request.path != "/healthz" {
         try refuseForeignPages(request)
         try authorize(request)
@@ -138,6 +139,7 @@ package final class MissionService: @unchecked Sendable {
           ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
         ])
     }
+    try refuseBadHost(request)
     if path != "/healthz" {
       try refuseForeignPages(request)
       if let login = try signIn(request) { return login }
@@ -190,6 +192,27 @@ package final class MissionService: @unchecked Sendable {
       return try missionResource(parts[3], parts[4], request)
     default:
       throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
+    }
+  }
+
+  /// Refuses a request whose `Host` breaks HTTP's rule (RFC 9112 §3.2: answered 400): none
+  /// in HTTP/1.1, more than one line, or a value that cannot be a host and port (empty, or
+  /// with a space or a control character), where a proxy in front of the service could read
+  /// another host than the one checked here. (libmicrohttpd ends a value at a NUL and keeps
+  /// no more of it, so a NUL inside a Host cannot be seen.)
+  private func refuseBadHost(_ request: HTTPRequest) throws {
+    if request.hostLines > 1 {
+      throw ServiceError.badRequest("\(request.hostLines) Host header lines: send one")
+    }
+    guard let host = request.header("host") else {
+      if request.version == "HTTP/1.1" {
+        throw ServiceError.badRequest("an HTTP/1.1 request needs a Host header")
+      }
+      return
+    }
+    if host.isEmpty || host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+      throw ServiceError.badRequest(
+        "Host '\(Self.oneLine(host, limit: 100))' is not a host name or address")
     }
   }
 

@@ -137,6 +137,59 @@ extension ServeSuite {
       #expect(ServiceCheck.healthy(server))
     }
 
+    @Test func aRequestWithoutExactlyOneValidHostIsRefused() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      let close = "Connection: close\r\n\r\n"
+      let upload = "Content-Type: text/csv\r\nContent-Length: 16\r\n\(close)id,lat,lon\nh,1,2\n"
+      let refused: [(String, [UInt8])] = [
+        ("no Host in HTTP/1.1", Array("GET /healthz HTTP/1.1\r\n\(close)".utf8)),
+        ("no Host on an upload", Array("POST /v1/missions HTTP/1.1\r\n\(upload)".utf8)),
+        (
+          "two Host lines",
+          Array("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: 127.0.0.1\r\n\(close)".utf8)
+        ),
+        (
+          "two Host lines in HTTP/1.0, the second another host",
+          Array("GET /v1/status HTTP/1.0\r\nHost: 127.0.0.1\r\nhost: evil.example\r\n\r\n".utf8)
+        ),
+        (
+          "two Host lines on an upload",
+          Array("POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nHOST: x\r\n\(upload)".utf8)
+        ),
+        ("an empty Host", Array("GET /v1/status HTTP/1.1\r\nHost: \r\n\(close)".utf8)),
+        (
+          "a Host with a space",
+          Array("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1 evil.example\r\n\(close)".utf8)
+        ),
+      ]
+      for (what, bytes) in refused {
+        let connection = try RawHTTP(port: server.port, timeout: 5)
+        connection.send(bytes)
+        let answer = connection.readToEnd()
+        guard let response = RawHTTP.parse(answer) else {
+          // libmicrohttpd may drop a request it finds malformed itself; ours must be 400.
+          Issue.record("\(what): no answer")
+          continue
+        }
+        let message = ServiceCheck.error(response, 400)
+        #expect(message.contains("Host"), "\(what): \(message)")
+      }
+      // HTTP/1.0 needs no Host; one Host line is fine in any case of its name.
+      for bytes in [
+        "GET /healthz HTTP/1.0\r\n\r\n", "GET /healthz HTTP/1.1\r\nhOsT: 127.0.0.1:1\r\n\(close)",
+        "GET /healthz HTTP/1.1\r\nHost: [::1]:8080\r\n\(close)",
+      ] {
+        let connection = try RawHTTP(port: server.port, timeout: 5)
+        connection.send(bytes)
+        #expect(RawHTTP.parse(connection.readToEnd())?.status == 200, "\(bytes)")
+      }
+      #expect(ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions")) == [])
+      let metrics = try ServiceCheck.get(server, "/metrics").text
+      #expect(metrics.contains("status=\"400\"} \(refused.count)"), "\(metrics.prefix(2000))")
+    }
+
     @Test func aChunkedBodyOver16MiBIsRefused() throws {
       let sandbox = try ServiceSandbox(demo: false)
       let server = try sandbox.serve()
