@@ -336,10 +336,10 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
-      case .invalidMissionFile(_, _, _, _, let reason) where reason.contains("missions_one_tracked"):
-        // The schema's one-tracked-mission index: an import that would make a second
-        // mission active.
-        return .conflict(oneLine("another mission is already active or arrived (\(error))"))
+      case .invalidMissionFile(_, _, _, _, let reason)
+      where reason.hasPrefix(MissionDatabase.secondTrackedReason):
+        // An import that would make a second mission active: the state conflicts.
+        return .conflict(oneLine("\(error)"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
       case .duplicateMission, .missionTracked, .trackingLeaseHeld:

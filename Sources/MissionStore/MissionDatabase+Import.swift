@@ -132,6 +132,12 @@ extension MissionDatabase {
     return ImportSummary(format: .csv, missionIDs: ids, replacedCount: replaced)
   }
 
+  /// SQLite's extended result code for a UNIQUE violation (`SQLITE_CONSTRAINT_UNIQUE`).
+  static let uniqueViolation = 2067
+
+  /// The reason an imported record that would be a second tracked mission is refused with.
+  package static let secondTrackedReason = "only one mission can be active or arrived at a time"
+
   /// Stores validated records inside the caller's transaction; a refused record fails with
   /// its line. Returns how many replaced a stored mission.
   private func storeLocked(
@@ -146,6 +152,15 @@ extension MissionDatabase {
         StoreError.invalidMissionFile(
           file: fileName, line: record.line, field: "id", value: id,
           reason: "a mission with this id is already stored")
+      case StoreError.sqlite(Self.uniqueViolation, let message, _)
+      where message.contains("missions_one_tracked"):
+        // The schema's one-tracked-mission index: name the mission that holds it.
+        StoreError.invalidMissionFile(
+          file: fileName, line: record.line, field: "state", value: record.mission.state.rawValue,
+          reason: Self.secondTrackedReason
+            + ((try? trackedMissionLocked(otherThan: record.mission.id, connection)).map {
+              ", and mission '\($0)' already is"
+            } ?? ""))
       case StoreError.sqlite(let code, let message, _) where code & 0xFF == 19:
         // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
         StoreError.invalidMissionFile(

@@ -569,6 +569,16 @@ extension ServeSuite {
         replacing == "mission 'sig-101' is being tracked: submit or cancel it before replacing it")
       // All or nothing: the other row was not imported either.
       ServiceCheck.error(try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-new"), 404)
+      // A second tracked mission in an import is a conflict, naming the one there is.
+      let secondTracked = ServiceCheck.error(
+        try ServiceCheck.send(
+          server, "POST", "/v1/missions", contentType: "text/csv",
+          "id,lat,lon,state\nsig-new,59.6,17.7,open\nsig-two,59.6,17.7,active\n"), 409)
+      #expect(
+        secondTracked.hasSuffix(
+          ":3: field 'state' = 'active': only one mission can be active or arrived at a time, "
+            + "and mission 'sig-101' already is (nothing imported)"), "\(secondTracked)")
+      ServiceCheck.error(try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-new"), 404)
 
       let submitted = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit")
       #expect((submitted.json?["event"] as? [String: Any])?["from"] as? String == "arrived")

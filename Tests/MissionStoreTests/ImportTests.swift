@@ -207,6 +207,35 @@ import Testing
     #expect(try store.mission(id: "c")?.title == "changed")
   }
 
+  @Test func aSecondTrackedMissionFailsTheImportNamingTheFirst() throws {
+    let directory = try TemporaryDirectory()
+    let store = try database(directory)
+    let reason = { (held: String) in
+      "\(MissionDatabase.secondTrackedReason), and mission '\(held)' already is"
+    }
+    // Both in the file: the second is refused.
+    #expect(
+      throws: StoreError.invalidMissionFile(
+        file: "t.csv", line: 3, field: "state", value: "arrived", reason: reason("a"))
+    ) {
+      try store.importMissions(
+        Array("id,lat,lon,state\na,1,2,active\nb,3,4,arrived\n".utf8), format: .csv,
+        fileName: "t.csv")
+    }
+    #expect(try store.missionCount() == 0)
+    // One already stored; in a file large enough for the pipelined import too.
+    try store.insert([Fixtures.mission("held", state: .active)])
+    var rows = "id,lat,lon,state\n"
+    for index in 0..<40_000 { rows += "m\(index),1,2,\(index == 30_000 ? "active" : "open")\n" }
+    #expect(
+      throws: StoreError.invalidMissionFile(
+        file: "t.csv", line: 30_002, field: "state", value: "active", reason: reason("held"))
+    ) {
+      try store.importMissions(Array(rows.utf8), format: .csv, fileName: "t.csv")
+    }
+    #expect(try store.missionCount() == 1)
+  }
+
   @Test func anUnknownExtensionOrMissingFileIsAClearError() throws {
     let directory = try TemporaryDirectory()
     let store = try database(directory)
