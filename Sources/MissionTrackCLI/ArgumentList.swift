@@ -60,13 +60,13 @@ public struct ArgumentList: Sendable {
     return values
   }
 
-  /// A finite decimal number option (see `parseDecimal`: no hex, `inf`, `nan` or overflow);
+  /// A finite decimal number option (see `Double(decimalText:)`: no hex, `inf`, `nan` or overflow);
   /// `range` bounds it when given.
   public mutating func double(
     _ name: String, in range: ClosedRange<Double>? = nil
   ) throws(CLIError) -> Double? {
     guard let text = try option(name) else { return nil }
-    guard let value = parseDecimal(text) else {
+    guard let value = Double(decimalText: text) else {
       throw .usage("\(name) expects a number, got '\(text)'")
     }
     if let range, !range.contains(value) {

@@ -1,3 +1,4 @@
+import MissionTracking
 import TraceFormats
 
 /// The fault-injection options of `trace mutate` (and of any command that replays a trace
@@ -68,7 +69,7 @@ struct FaultOptions {
     throws(CLIError) -> Double?
   {
     guard let text = try arguments.option(name) else { return nil }
-    guard let value = Double(text), (0...1).contains(value) else {
+    guard let value = Double(decimalText: text), (0...1).contains(value) else {
       throw .usage("\(name) expects a probability from 0 to 1, got '\(text)'")
     }
     return value
@@ -78,7 +79,7 @@ struct FaultOptions {
     throws(CLIError) -> Double?
   {
     guard let text = try arguments.option(name) else { return nil }
-    guard let value = Double(text), value.isFinite, value >= 0 else {
+    guard let value = Double(decimalText: text), value >= 0 else {
       throw .usage("\(name) expects a number of metres >= 0, got '\(text)'")
     }
     return value

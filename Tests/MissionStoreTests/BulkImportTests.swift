@@ -72,7 +72,9 @@ import Testing
     } catch StoreError.invalidMissionFile(let file, let line, _, _, let reason) {
       #expect(file == "big.csv")
       #expect(line == 9003)  // header, then 0-based record 9001 on line 9003
-      #expect(reason.contains("UNIQUE"), "\(reason)")
+      #expect(
+        reason == "\(MissionDatabase.secondTrackedReason), and mission 't1' already is",
+        "\(reason)")
     }
     // Nothing of it stayed, and the indexes are back.
     #expect(try database.missionCount() == 1)

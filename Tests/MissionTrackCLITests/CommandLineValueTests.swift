@@ -1,4 +1,5 @@
 import Foundation
+import MissionTracking
 import Testing
 
 @testable import MissionTrackCLI
@@ -11,7 +12,7 @@ import Testing
     " 1", "1 ", "1,5", "--1", "+-1", ".", "e5", "1e", "1e+", "١٢",
   ])
   func nonDecimalNumbersAreRefused(text: String) {
-    #expect(parseDecimal(text) == nil)
+    #expect(Double(decimalText: text) == nil)
     var arguments = ArgumentList(["--lat", text])
     #expect(throws: CLIError.self) { try arguments.double("--lat") }
   }
@@ -21,7 +22,7 @@ import Testing
     ("1e3", 1000.0), ("-2.5E-1", -0.25), ("0", 0.0),
   ])
   func decimalNumbersAreRead(text: String, value: Double) {
-    #expect(parseDecimal(text) == value)
+    #expect(Double(decimalText: text) == value)
   }
 
   @Test func aHexLatitudeIsAUsageError() async {

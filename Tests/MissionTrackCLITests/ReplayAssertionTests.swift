@@ -52,7 +52,8 @@ import Testing
   @Test(arguments: [
     ["--within", "5m"], ["--expect-arrival", "--within", "soon"],
     ["--expect-arrival", "--within", "-5s"], ["--expect-arrival", "--within", "5m1h"],
-    ["--dropout", "2"], ["--noise-m", "-1"], ["--outage", "x"],
+    ["--dropout", "2"], ["--noise-m", "-1"], ["--outage", "x"], ["--dropout", "0x1p-1"],
+    ["--noise-m", "0x10"], ["--duplicate", "nan"],
   ])
   func badValuesAreUsageErrors(_ extra: [String]) async throws {
     let run = try await replay(extra)
