@@ -210,30 +210,23 @@ import Testing
   @Test func aSecondTrackedMissionFailsTheImportNamingTheFirst() throws {
     let directory = try TemporaryDirectory()
     let store = try database(directory)
-    let reason = { (held: String) in
-      "\(MissionDatabase.secondTrackedReason), and mission '\(held)' already is"
+    /// Expects `rows` to be refused on line 3 (its second row, in `state`), naming `held`.
+    func expectRefused(_ rows: String, state: String, held: String) {
+      #expect(
+        throws: StoreError.invalidMissionFile(
+          file: "t.csv", line: 3, field: "state", value: state,
+          reason: "\(MissionDatabase.secondTrackedReason), and mission '\(held)' already is")
+      ) {
+        try store.importMissions(
+          Array("id,lat,lon,state\n\(rows)".utf8), format: .csv, fileName: "t.csv")
+      }
     }
-    // Both in the file: the second is refused.
-    #expect(
-      throws: StoreError.invalidMissionFile(
-        file: "t.csv", line: 3, field: "state", value: "arrived", reason: reason("a"))
-    ) {
-      try store.importMissions(
-        Array("id,lat,lon,state\na,1,2,active\nb,3,4,arrived\n".utf8), format: .csv,
-        fileName: "t.csv")
-    }
+    expectRefused("a,1,2,active\nb,3,4,arrived\n", state: "arrived", held: "a")
     #expect(try store.missionCount() == 0)
     // One already stored. (`BulkImportTests` has both in a file large enough to be stored
     // while it is validated.)
     try store.insert([Fixtures.mission("held", state: .active)])
-    #expect(
-      throws: StoreError.invalidMissionFile(
-        file: "t.csv", line: 3, field: "state", value: "active", reason: reason("held"))
-    ) {
-      try store.importMissions(
-        Array("id,lat,lon,state\na,1,2,open\nb,3,4,active\n".utf8), format: .csv,
-        fileName: "t.csv")
-    }
+    expectRefused("a,1,2,open\nb,3,4,active\n", state: "active", held: "held")
     #expect(try store.missionCount() == 1)
   }
 
