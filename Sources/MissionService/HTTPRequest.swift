@@ -23,6 +23,15 @@ struct HTTPRequest: Sendable {
   static let headerNames = [
     "authorization", "content-type", "cookie", "host", "last-event-id", "origin",
   ]
+  /// The body.
+  var body: [UInt8]
+
+  /// Whether the method is GET or HEAD (a GET whose body libmicrohttpd leaves out).
+  var isRead: Bool { method == "GET" || method == "HEAD" }
+
+  /// The header `name` (any case).
+  func header(_ name: String) -> String? { headers[name.lowercased()] }
+
   private static let headerNameBytes = headerNames.map { Array($0.utf8) }
 
   /// The name of `headerNames` that `sent` spells in any case of its ASCII letters, or nil.
@@ -33,14 +42,6 @@ struct HTTPRequest: Sendable {
     }
     return index.map { headerNames[$0] }
   }
-  /// The body.
-  var body: [UInt8]
-
-  /// Whether the method is GET or HEAD (a GET whose body libmicrohttpd leaves out).
-  var isRead: Bool { method == "GET" || method == "HEAD" }
-
-  /// The header `name` (any case).
-  func header(_ name: String) -> String? { headers[name.lowercased()] }
 
   /// The media type of the body, lower-cased, without parameters (`text/csv`).
   var contentType: String? {

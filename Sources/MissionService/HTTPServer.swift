@@ -37,10 +37,13 @@ final class HTTPServer: @unchecked Sendable {
   /// Looks at a request whose body is still to come (its `body` is empty) and returns the
   /// response that refuses it, or nil to read the body.
   typealias Admission = @Sendable (HTTPRequest) -> HTTPResponse?
+  /// Told the status of each answer the server gives itself, without the handler (a 413).
+  typealias Answered = @Sendable (Int) -> Void
 
   private var daemon: OpaquePointer?
   private let handler: Handler
   private let admission: Admission
+  private let answered: Answered
   /// Headers added to every response (security policy, CORS).
   private let commonHeaders: [(String, String)]
   let limits: Limits
@@ -56,14 +59,17 @@ final class HTTPServer: @unchecked Sendable {
   /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
   /// `idlePoll` keeps a thread awake between a quick client's requests. `admission` refuses
   /// a request from its headers before its body is read (so that a client without the token
-  /// cannot make the server hold 16 MiB); `handler` answers it.
+  /// cannot make the server hold 16 MiB); `handler` answers it. `answered` is told the
+  /// status of each answer the server gives without them (a body over the limit).
   /// - Throws: `ServiceError.listen` when the address is not numeric or cannot be bound.
   init(
     host: String, port: UInt16, limits: Limits, commonHeaders: [(String, String)],
-    idlePoll: IdlePoll, admission: @escaping Admission = { _ in nil }, handler: @escaping Handler
+    idlePoll: IdlePoll, admission: @escaping Admission = { _ in nil },
+    answered: @escaping Answered = { _ in }, handler: @escaping Handler
   ) throws {
     self.handler = handler
     self.admission = admission
+    self.answered = answered
     self.limits = limits
     self.idlePoll = idlePoll
     self.commonHeaders = commonHeaders
@@ -247,8 +253,10 @@ final class HTTPServer: @unchecked Sendable {
     }
   }
 
+  /// The 413 for a body over the limit, told to `answered` as it is made.
   private func tooLargeResponse() -> HTTPResponse {
-    ServiceError.tooLarge(
+    answered(413)
+    return ServiceError.tooLarge(
       "the body is larger than \(limits.maximumBodyBytes) bytes (16 MiB)"
     ).response
   }
@@ -293,9 +301,10 @@ final class HTTPServer: @unchecked Sendable {
   }
 
   /// The headers of `HTTPRequest.headerNames` that the request has (the first of a
-  /// repeated name) and how many `Host` lines it sent, in one pass over them. The routes read no others, so the rest are neither copied nor
-  /// lower-cased: collecting every header into a dictionary cost each request an
-  /// allocation and a lower-cased copy per header.
+  /// repeated name) and how many `Host` lines it sent, in one pass over them. The routes
+  /// read no others, so the rest are neither copied nor lower-cased: collecting every
+  /// header into a dictionary cost each request an allocation and a lower-cased copy per
+  /// header.
   private func headers(_ connection: OpaquePointer) -> ([String: String], Int) {
     final class Collector {
       var found: [String: String] = [:]

@@ -57,6 +57,7 @@ package final class MissionService: @unchecked Sendable {
       host: configuration.host, port: configuration.port, limits: configuration.limits,
       commonHeaders: headers, idlePoll: idlePoll,
       admission: { [weak self] request in self?.refusalBeforeBody(request) },
+      answered: { [monitor] status in monitor.noteRequest(status: status) },
       handler: { [weak self] request in
         guard let self else {
           return ServiceError.unavailable("the service is shutting down").response

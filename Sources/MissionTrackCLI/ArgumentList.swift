@@ -60,8 +60,8 @@ public struct ArgumentList: Sendable {
     return values
   }
 
-  /// A finite decimal number option (see `Double(decimalText:)`: no hex, `inf`, `nan` or overflow);
-  /// `range` bounds it when given.
+  /// A finite decimal number option (see `Double(decimalText:)`: no hex, `inf`, `nan` or
+  /// overflow); `range` bounds it when given.
   public mutating func double(
     _ name: String, in range: ClosedRange<Double>? = nil
   ) throws(CLIError) -> Double? {

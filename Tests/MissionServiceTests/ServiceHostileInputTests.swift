@@ -120,6 +120,9 @@ extension ServeSuite {
           ServiceCheck.error(response, 413)
         }
       }
+      // Counted like every other answer.
+      let metrics = try ServiceCheck.get(server, "/metrics").text
+      #expect(metrics.contains("status=\"413\"} 9"), "\(metrics.prefix(3000))")
       // Exactly 16 MiB announced is not refused from the headers: the server waits for it.
       let atLimit = try RawHTTP(port: server.port, timeout: 5)
       atLimit.send(
