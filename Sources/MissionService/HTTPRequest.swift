@@ -18,6 +18,8 @@ struct HTTPRequest: Sendable {
   /// How many `Host` lines the request has: exactly one is valid for HTTP/1.1, at most one
   /// for HTTP/1.0 (RFC 9112 §3.2).
   var hostLines: Int
+  /// The first header name sent with whitespace before its colon (`Host : x`), or nil.
+  var spacedHeaderName: String? = nil
 
   /// The headers `HTTPServer` reads into `headers` (lower case): every one a route uses.
   static let headerNames = [

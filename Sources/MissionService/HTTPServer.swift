@@ -229,11 +229,12 @@ final class HTTPServer: @unchecked Sendable {
     _ connection: OpaquePointer, _ exchange: Exchange, url: UnsafePointer<CChar>,
     method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?
   ) -> HTTPRequest {
-    let (headers, hostLines) = headers(connection)
+    let collected = headers(connection)
     return HTTPRequest(
       method: String(cString: method), version: version.map { String(cString: $0) } ?? "",
       path: String(cString: url), segments: Self.segments(of: exchange.rawPath),
-      query: values(connection, .GET_ARGUMENT_KIND), headers: headers, hostLines: hostLines,
+      query: values(connection, .GET_ARGUMENT_KIND), headers: collected.found,
+      hostLines: collected.hostLines, spacedHeaderName: collected.spacedName,
       body: exchange.body)
   }
 
@@ -300,26 +301,35 @@ final class HTTPServer: @unchecked Sendable {
     MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
   }
 
-  /// The headers of `HTTPRequest.headerNames` that the request has (the first of a
-  /// repeated name) and how many `Host` lines it sent, in one pass over them. The routes
-  /// read no others, so the rest are neither copied nor lower-cased: collecting every
-  /// header into a dictionary cost each request an allocation and a lower-cased copy per
-  /// header.
-  private func headers(_ connection: OpaquePointer) -> ([String: String], Int) {
-    final class Collector {
-      var found: [String: String] = [:]
-      var hostLines = 0
-    }
-    let collector = Collector()
+  /// What one pass over a request's headers collects.
+  private final class HeaderCollector {
+    /// The headers of `HTTPRequest.headerNames` the request has, the first of a repeated
+    /// name.
+    var found: [String: String] = [:]
+    /// How many `Host` lines it has.
+    var hostLines = 0
+    /// The first name sent with whitespace before its colon (libmicrohttpd keeps it).
+    var spacedName: String?
+  }
+
+  /// The headers of `HTTPRequest.headerNames` that the request has, how many `Host` lines
+  /// it sent and its first name with whitespace before the colon, in one pass over them.
+  /// The routes read no other header, so the rest are neither copied nor lower-cased:
+  /// collecting every header into a dictionary cost each request an allocation and a
+  /// lower-cased copy per header.
+  private func headers(_ connection: OpaquePointer) -> HeaderCollector {
+    let collector = HeaderCollector()
     _ = withExtendedLifetime(collector) {
       MHD_get_connection_values_n(
         connection, .HEADER_KIND,
         { context, _, key, keySize, value, valueSize in
           guard let context, let key else { return .YES }
-          let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
-          guard
-            let name = HTTPRequest.headerName(UnsafeRawBufferPointer(start: key, count: keySize))
-          else { return .YES }
+          let collector = Unmanaged<HeaderCollector>.fromOpaque(context).takeUnretainedValue()
+          let sent = UnsafeRawBufferPointer(start: key, count: keySize)
+          if collector.spacedName == nil, let last = sent.last, last == 0x20 || last == 0x09 {
+            collector.spacedName = String(decoding: sent, as: UTF8.self)
+          }
+          guard let name = HTTPRequest.headerName(sent) else { return .YES }
           if name == "host" { collector.hostLines += 1 }
           if collector.found[name] == nil {
             collector.found[name] = String(
@@ -329,7 +339,7 @@ final class HTTPServer: @unchecked Sendable {
           return .YES
         }, Unmanaged.passUnretained(collector).toOpaque())
     }
-    return (collector.found, collector.hostLines)
+    return collector
   }
 
   /// Every value of `kind` (query arguments), the first of a repeated name.

@@ -114,7 +114,7 @@ package final class MissionService: @unchecked Sendable {
   private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
     do {
       if isStopping { throw ServiceError.unavailable("the service is shutting down") }
-      try refuseBadHost(request)
+      try refuseMalformedHeaders(request)
       if request.path != "/healthz" {
         try refuseForeignPages(request)
         try authorize(request)
@@ -130,6 +130,7 @@ package final class MissionService: @unchecked Sendable {
   private func route(_ request: HTTPRequest) throws -> HTTPResponse {
     if isStopping { throw ServiceError.unavailable("the service is shutting down") }
     let path = request.path
+    try refuseMalformedHeaders(request)
     // A browser's CORS preflight never carries credentials, so it is answered before the
     // token check; it reveals nothing but the allowed methods and headers.
     if request.method == "OPTIONS", configuration.corsOrigin != nil {
@@ -140,7 +141,6 @@ package final class MissionService: @unchecked Sendable {
           ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
         ])
     }
-    try refuseBadHost(request)
     if path != "/healthz" {
       try refuseForeignPages(request)
       if let login = try signIn(request) { return login }
@@ -196,17 +196,24 @@ package final class MissionService: @unchecked Sendable {
     }
   }
 
-  /// Refuses a request whose `Host` breaks HTTP's rule (RFC 9112 §3.2: answered 400): none
-  /// in HTTP/1.1, more than one line, or a value that cannot be a host and port (empty, or
-  /// with a space or a control character), where a proxy in front of the service could read
-  /// another host than the one checked here. (libmicrohttpd ends a value at a NUL and keeps
-  /// no more of it, so a NUL inside a Host cannot be seen.)
-  private func refuseBadHost(_ request: HTTPRequest) throws {
+  /// Refuses, as HTTP requires (400), a header name with whitespace before its colon (RFC
+  /// 9112 §5.1: `Host : x` is not read as `Host` here, but a proxy in front may read it so)
+  /// and a `Host` that breaks RFC 9112 §3.2: none from an HTTP/1.1 client (any version
+  /// after 1.0, which libmicrohttpd serves as 1.1), more than one line, or a value that
+  /// cannot be a host and port (empty, or with a space or a control character). Either
+  /// lets a proxy in front of the service read another host than the one checked here.
+  /// (libmicrohttpd ends a value at a NUL and keeps no more of it, so a NUL inside a Host
+  /// cannot be seen.)
+  private func refuseMalformedHeaders(_ request: HTTPRequest) throws {
+    if let name = request.spacedHeaderName {
+      throw ServiceError.badRequest(
+        "header '\(Self.oneLine(name, limit: 100))' has whitespace before its colon")
+    }
     if request.hostLines > 1 {
       throw ServiceError.badRequest("\(request.hostLines) Host header lines: send one")
     }
     guard let host = request.header("host") else {
-      if request.version == "HTTP/1.1" {
+      if request.version != "HTTP/1.0" {
         throw ServiceError.badRequest("an HTTP/1.1 request needs a Host header")
       }
       return

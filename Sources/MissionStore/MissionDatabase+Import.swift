@@ -154,13 +154,16 @@ extension MissionDatabase {
           reason: "a mission with this id is already stored")
       case StoreError.sqlite(Self.uniqueViolation, let message, _)
       where message.contains("missions_one_tracked"):
-        // The schema's one-tracked-mission index: name the mission that holds it.
-        StoreError.invalidMissionFile(
-          file: fileName, line: record.line, field: "state", value: record.mission.state.rawValue,
-          reason: Self.secondTrackedReason
-            + ((try? trackedMissionLocked(otherThan: record.mission.id, connection)).map {
-              ", and mission '\($0)' already is"
-            } ?? ""))
+        // The schema's one-tracked-mission index, checked before the primary key: name the
+        // mission that holds it, unless it is this very id, stored already.
+        if let holder = try? trackedMissionLocked(otherThan: record.mission.id, connection) {
+          StoreError.invalidMissionFile(
+            file: fileName, line: record.line, field: "state",
+            value: record.mission.state.rawValue,
+            reason: "\(Self.secondTrackedReason), and mission '\(holder)' already is")
+        } else {
+          refused(record, StoreError.duplicateMission(record.mission.id))
+        }
       case StoreError.sqlite(let code, let message, _) where code & 0xFF == 19:
         // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
         StoreError.invalidMissionFile(

@@ -228,6 +228,12 @@ import Testing
     try store.insert([Fixtures.mission("held", state: .active)])
     expectRefused("a,1,2,open\nb,3,4,active\n", state: "active", held: "held")
     #expect(try store.missionCount() == 1)
+    // The tracked mission itself again: its id is taken (the one-tracked index refuses it
+    // first).
+    expectBadFile(line: 2, field: "id") {
+      try store.importMissions(
+        Array("id,lat,lon,state\nheld,1,2,arrived\n".utf8), format: .csv, fileName: "t.csv")
+    }
   }
 
   @Test func anUnknownExtensionOrMissingFileIsAClearError() throws {

@@ -137,7 +137,8 @@ import Testing
             """)
         } throws: { error in
           guard case StoreError.sqlite(let code, let message, _) = error else { return false }
-          return code & 0xFF == 19 && message.contains("CHECK constraint failed")
+          // SQLite names the check that failed: the new one, not the list.
+          return code & 0xFF == 19 && message.contains("CHECK constraint failed: state = 'open'")
         }
       }
     }
