@@ -19,7 +19,7 @@ struct HTTPRequest: Sendable {
   /// for HTTP/1.0 (RFC 9112 §3.2).
   var hostLines: Int
   /// The first header name sent with whitespace before its colon (`Host : x`), or nil.
-  var spacedHeaderName: String? = nil
+  var spacedHeaderName: String?
 
   /// The headers `HTTPServer` reads into `headers` (lower case): every one a route uses.
   static let headerNames = [

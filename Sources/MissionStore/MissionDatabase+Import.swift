@@ -132,9 +132,6 @@ extension MissionDatabase {
     return ImportSummary(format: .csv, missionIDs: ids, replacedCount: replaced)
   }
 
-  /// SQLite's extended result code for a UNIQUE violation (`SQLITE_CONSTRAINT_UNIQUE`).
-  static let uniqueViolation = 2067
-
   /// The reason an imported record that would be a second tracked mission is refused with.
   package static let secondTrackedReason = "only one mission can be active or arrived at a time"
 
@@ -152,7 +149,7 @@ extension MissionDatabase {
         StoreError.invalidMissionFile(
           file: fileName, line: record.line, field: "id", value: id,
           reason: "a mission with this id is already stored")
-      case StoreError.sqlite(Self.uniqueViolation, let message, _)
+      case StoreError.sqlite(MissionWriter.uniqueViolation, let message, _)
       where message.contains("missions_one_tracked"):
         // The schema's one-tracked-mission index, checked before the primary key: name the
         // mission that holds it, unless it is this very id, stored already.

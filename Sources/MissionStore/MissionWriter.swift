@@ -15,6 +15,8 @@ struct MissionWriter {
 
   /// SQLite's extended result code for a PRIMARY KEY violation (`SQLITE_CONSTRAINT_PRIMARYKEY`).
   static let primaryKeyViolation = 1555
+  /// SQLite's extended result code for a UNIQUE index violation (`SQLITE_CONSTRAINT_UNIQUE`).
+  static let uniqueViolation = 2067
 
   private static let columns = """
     INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
