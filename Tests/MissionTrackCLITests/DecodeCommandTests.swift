@@ -102,12 +102,37 @@ struct DecodeCommandTests {
     #expect(await MissionTrackTool.run(["decode", path], console: console) == 0)
     #expect(
       console.capturedOutput.split(separator: "\n") == [
-        #"{"lat":59.5,"lon":17.5,"mode":2,"source":"gpx"}"#,
-        #"{"lat":59.6,"lon":17.6,"alt_m":4.0,"mode":3,"source":"gpx"}"#,
+        #"{"lat":59.5,"lon":17.5,"mode":2,"source":"gpx","kind":"waypoint"}"#,
+        #"{"lat":59.6,"lon":17.6,"alt_m":4.0,"mode":3,"source":"gpx","kind":"route"}"#,
         #"{"time":"2024-05-01T10:00:00.000Z","lat":59.7,"lon":17.7,"mode":2,"source":"gpx"}"#,
         #"{"lat":59.8,"lon":17.8,"mode":2,"eph_m":38.0,"source":"gpx"}"#,
       ])
     #expect(console.capturedError == "gpx: 4 records, 1 fixes, 3 untimed points\n")
+  }
+
+  @Test func timedWaypointsAndRoutePointsCarryTheirKindAndTrackPointsNone() async throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("mt-decode-\(UUID().uuidString).gpx").path
+    let gpx = """
+      <gpx version="1.1" creator="t">
+      <wpt lat="59.5" lon="17.5"><time>2024-05-01T09:00:00Z</time><name>shop</name></wpt>
+      <rte><rtept lat="59.6" lon="17.6"><time>2024-05-01T09:30:00Z</time></rtept></rte>
+      <trk><trkseg><trkpt lat="59.7" lon="17.7"><time>2024-05-01T10:00:00Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    #expect(await MissionTrackTool.run(["decode", path], console: console) == 0)
+    #expect(
+      console.capturedOutput.split(separator: "\n") == [
+        #"{"time":"2024-05-01T09:00:00.000Z","lat":59.5,"lon":17.5,"mode":2,"source":"gpx","#
+          + #""kind":"waypoint"}"#,
+        #"{"time":"2024-05-01T09:30:00.000Z","lat":59.6,"lon":17.6,"mode":2,"source":"gpx","#
+          + #""kind":"route"}"#,
+        #"{"time":"2024-05-01T10:00:00.000Z","lat":59.7,"lon":17.7,"mode":2,"source":"gpx"}"#,
+      ])
+    #expect(console.capturedError == "gpx: 3 records, 3 fixes\n")
   }
 
   @Test func strictModePrintsEveryFixBeforeTheError() async throws {
