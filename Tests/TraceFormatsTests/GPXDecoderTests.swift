@@ -49,6 +49,38 @@ struct GPXDecoderTests {
     #expect(run.statistics.recordsRead == 3)
   }
 
+  @Test func theRecordFormTellsWaypointsAndRoutePointsFromTrackPoints() throws {
+    let gpx = """
+      <gpx version="1.1" creator="t">
+      <wpt lat="1" lon="1"><time>2024-01-01T00:00:00Z</time></wpt>
+      <rte><rtept lat="1" lon="2"><time>2024-01-01T00:00:01Z</time></rtept></rte>
+      <trk><trkseg><trkpt lat="1" lon="3"><time>2024-01-01T00:00:02Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    var decoder = GPXDecoder(strict: true)
+    var records: [TraceRecord] = []
+    var failure: TraceError?
+    Array(gpx.utf8).withUnsafeBytes { raw in
+      do throws(TraceError) {
+        try decoder.decode(raw, into: &records)
+        try decoder.finish(into: &records)
+      } catch {
+        failure = error
+      }
+    }
+    #expect(failure == nil)
+    var kinds: [String] = []
+    for record in records {
+      switch record {
+      case .fix: kinds.append("track")
+      case .nonTrackFix(_, let kind): kinds.append(kind.rawValue)
+      case .untimed: kinds.append("untimed")
+      }
+    }
+    #expect(kinds == ["wpt", "rtept", "track"])
+    #expect(decoder.statistics.fixes == 3)
+  }
+
   @Test func fieldsMapOntoTheFix() throws {
     let run = try T.decode(
       T.track(
