@@ -57,20 +57,9 @@ struct GPXDecoderTests {
       <trk><trkseg><trkpt lat="1" lon="3"><time>2024-01-01T00:00:02Z</time></trkpt>
       </trkseg></trk></gpx>
       """
-    var decoder = GPXDecoder(strict: true)
-    var records: [TraceRecord] = []
-    var failure: TraceError?
-    Array(gpx.utf8).withUnsafeBytes { raw in
-      do throws(TraceError) {
-        try decoder.decode(raw, into: &records)
-        try decoder.finish(into: &records)
-      } catch {
-        failure = error
-      }
-    }
-    #expect(failure == nil)
+    let decoded = try T.records(Array(gpx.utf8))
     var kinds: [String] = []
-    for record in records {
+    for record in decoded.records {
       switch record {
       case .fix: kinds.append("track")
       case .nonTrackFix(_, let kind): kinds.append(kind.rawValue)
@@ -78,7 +67,7 @@ struct GPXDecoderTests {
       }
     }
     #expect(kinds == ["wpt", "rtept", "track"])
-    #expect(decoder.statistics.fixes == 3)
+    #expect(decoded.statistics.fixes == 3)
   }
 
   @Test func fieldsMapOntoTheFix() throws {
