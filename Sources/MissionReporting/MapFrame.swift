@@ -1,20 +1,20 @@
 /// Places the projected plane (metres east/north) in the map rectangle of the page (pixels,
 /// y down) at one scale for both axes, so that distances keep their proportions.
-struct MapFrame: Sendable {
+package struct MapFrame: Sendable {
   /// The map rectangle on the page: left, top, width, height in pixels.
   let left: Double
   let top: Double
   let width: Double
   let height: Double
   /// Pixels per metre, the same in x and y.
-  let pixelsPerMeter: Double
+  package let pixelsPerMeter: Double
   /// The plane point shown at the centre of the rectangle.
   let centerMeters: PlanePoint
 
   /// Fits the box `minX...maxX` × `minY...maxY` (metres) into the rectangle, leaving
   /// `paddingPixels` on every side. A box smaller than `minimumExtentMeters` is widened
   /// around its centre so that a single point or a tiny fence still gets a sensible scale.
-  init(
+  package init(
     left: Double, top: Double, width: Double, height: Double,
     minX: Double, maxX: Double, minY: Double, maxY: Double,
     paddingPixels: Double, minimumExtentMeters: Double = 20
@@ -33,7 +33,7 @@ struct MapFrame: Sendable {
   }
 
   /// The page position (pixels, y down) of a plane point (metres, y north).
-  func page(_ point: PlanePoint) -> PlanePoint {
+  package func page(_ point: PlanePoint) -> PlanePoint {
     PlanePoint(
       x: left + width / 2 + (point.x - centerMeters.x) * pixelsPerMeter,
       y: top + height / 2 - (point.y - centerMeters.y) * pixelsPerMeter)
