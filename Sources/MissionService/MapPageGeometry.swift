@@ -49,7 +49,8 @@ struct MapPageGeometry {
   /// The geometry as one JSON object: `center` (null when there is nothing to draw), then
   /// `px_per_m`, `origin` (the centre on the page), `scale_bar` (`meters`, `px`, `label`),
   /// `fence` (with a focus: `mission`, `radius_m`, `exit_radius_m`, `radius_px`,
-  /// `exit_radius_px`), `track` (`x`, `y` and `t`, milliseconds since 1970, of each fix),
+  /// `exit_radius_px`), `track` (`x`, `y` and `t`, milliseconds since 1970, of each fix;
+  /// points to 0.01 px),
   /// `worker` (the last fix: `lat`, `lon`, `time`, `x`, `y`, and `from_list_center_m`) and
   /// `missions` (`id`, `x`, `y`, `radius_px`).
   var json: String {
@@ -83,9 +84,7 @@ struct MapPageGeometry {
     }
     let points = zip(track, plane).map { fix, point in
       var object = JSONObjectWriter()
-      let page = frame.page(point)
-      object.add("x", page.x)
-      object.add("y", page.y)
+      Self.add(frame.page(point), to: &object)
       object.add("t", (fix.time.timeIntervalSince1970 * 1000).rounded())
       return object.result
     }
@@ -95,9 +94,7 @@ struct MapPageGeometry {
       worker.add("lat", last.coordinate.latitude)
       worker.add("lon", last.coordinate.longitude)
       worker.add("time", UTCTime.format(last.time))
-      let page = frame.page(point)
-      worker.add("x", page.x)
-      worker.add("y", page.y)
+      Self.add(frame.page(point), to: &worker)
       if let listCenter {
         worker.add("from_list_center_m", listCenter.distance(to: last.coordinate))
       }
@@ -105,10 +102,8 @@ struct MapPageGeometry {
     }
     let shown = missions.map { mission in
       var object = JSONObjectWriter()
-      let page = frame.page(projection.project(mission.coordinate))
       object.add("id", mission.id)
-      object.add("x", page.x)
-      object.add("y", page.y)
+      Self.add(frame.page(projection.project(mission.coordinate)), to: &object)
       object.add("radius_px", mission.geofenceRadiusMeters * scale)
       return object.result
     }
@@ -154,8 +149,14 @@ struct MapPageGeometry {
 
   private static func pointJSON(_ point: PlanePoint) -> String {
     var object = JSONObjectWriter()
-    object.add("x", point.x)
-    object.add("y", point.y)
+    add(point, to: &object)
     return object.result
+  }
+
+  /// Adds a page point's `x` and `y` to the nearest 0.01 px, as the page draws them: a track of
+  /// many fixes, sent at every render, is then about half as long.
+  private static func add(_ point: PlanePoint, to object: inout JSONObjectWriter) {
+    object.add("x", (point.x * 100).rounded() / 100)
+    object.add("y", (point.y * 100).rounded() / 100)
   }
 }

@@ -41,7 +41,7 @@ public struct TrackingEvent: Sendable, Hashable {
 
   /// Every `type` an event can have, in the order of `Kind`: the one list that `/metrics`
   /// counts by and the live map page listens for.
-  public static let types = [
+  package static let types = [
     "fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected",
   ]
 
