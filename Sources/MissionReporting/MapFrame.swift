@@ -32,6 +32,32 @@ package struct MapFrame: Sendable {
     centerMeters = PlanePoint(x: (minX + maxX) / 2, y: (minY + maxY) / 2)
   }
 
+  /// How far beyond a fence the fitted box reaches, as a factor of the fence's radius: some
+  /// land around it, so that a fence never fills the map edge to edge.
+  package static let landAroundFence = 1.35
+
+  /// Fits the fences (`center` and radius in metres: for a mission being shown, its exit ring)
+  /// with their land around them (`landAroundFence`) and `points`, as the report and the live
+  /// map do.
+  package init(
+    left: Double, top: Double, width: Double, height: Double,
+    fences: [(center: PlanePoint, radius: Double)], points: [PlanePoint], paddingPixels: Double
+  ) {
+    var (minX, maxX) = (Double.infinity, -Double.infinity)
+    var (minY, maxY) = (Double.infinity, -Double.infinity)
+    func include(_ point: PlanePoint, pad: Double) {
+      minX = min(minX, point.x - pad)
+      maxX = max(maxX, point.x + pad)
+      minY = min(minY, point.y - pad)
+      maxY = max(maxY, point.y + pad)
+    }
+    for fence in fences { include(fence.center, pad: fence.radius * Self.landAroundFence) }
+    for point in points { include(point, pad: 0) }
+    self.init(
+      left: left, top: top, width: width, height: height, minX: minX, maxX: maxX, minY: minY,
+      maxY: maxY, paddingPixels: paddingPixels)
+  }
+
   /// The page position (pixels, y down) of a plane point (metres, y north).
   package func page(_ point: PlanePoint) -> PlanePoint {
     PlanePoint(

@@ -17,9 +17,6 @@ struct MapPageGeometry {
   static let paddingPixels = 56.0
   /// The longest scale bar, pixels.
   static let scaleBarMaximumPixels = 170.0
-  /// How far beyond a fence (the exit ring for the focus) the fitted box reaches, as a factor
-  /// of its radius: the report's land around the fence.
-  static let landAroundFence = 1.35
 
   /// The map's centre: the origin of the projection.
   let center: Coordinate?
@@ -111,33 +108,15 @@ struct MapPageGeometry {
     return body.result
   }
 
-  /// The frame that fits the focus fence's exit ring and land (else every mission's fence)
-  /// and the track into the map.
+  /// The frame that fits the focus fence's exit ring (else every mission's fence), with the
+  /// report's land around it, and the track into the map.
   private func fitted(projection: LocalProjection, plane: [PlanePoint]) -> MapFrame {
-    var (minX, maxX, minY, maxY) = (
-      Double.infinity, -Double.infinity, Double.infinity, -Double.infinity
-    )
-    func include(_ point: PlanePoint, pad: Double) {
-      minX = min(minX, point.x - pad)
-      maxX = max(maxX, point.x + pad)
-      minY = min(minY, point.y - pad)
-      maxY = max(maxY, point.y + pad)
-    }
-    if let focus {
-      let fence = Geofence(mission: focus)
-      include(
-        projection.project(focus.coordinate), pad: fence.exitDistanceMeters * Self.landAroundFence)
-    } else {
-      for mission in missions {
-        include(
-          projection.project(mission.coordinate),
-          pad: mission.geofenceRadiusMeters * Self.landAroundFence)
-      }
-    }
-    for point in plane { include(point, pad: 0) }
+    let fences =
+      focus.map { [(projection.project($0.coordinate), Geofence(mission: $0).exitDistanceMeters)] }
+      ?? missions.map { (projection.project($0.coordinate), $0.geofenceRadiusMeters) }
     return MapFrame(
-      left: 0, top: 0, width: width, height: height, minX: minX, maxX: maxX, minY: minY,
-      maxY: maxY, paddingPixels: Self.paddingPixels)
+      left: 0, top: 0, width: width, height: height, fences: fences, points: plane,
+      paddingPixels: Self.paddingPixels)
   }
 
   private static func coordinateJSON(_ coordinate: Coordinate) -> String {
