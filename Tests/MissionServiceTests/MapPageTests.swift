@@ -71,36 +71,38 @@ extension ServeSuite {
         port: server.port, "GET", "/map.json?width=\(size[2])&height=\(size[3])&mission=sig-101")
       try #require(geometry.status == 200, "map.json: \(geometry.status) \(geometry.text)")
       let drawn = try #require(geometry.json)
-      func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
-      func expectDrawn(_ name: String, of tag: String, at value: Any?) {
-        let shown = MapPageBrowser.attribute(name, of: tag).flatMap(Double.init) ?? .nan
-        // The page rounds what it draws to 0.01 px.
+      // The page rounds what it draws to 0.01 px.
+      func expectDrawn(_ shown: String?, at value: Any?, _ what: String) {
+        let drawnValue = shown.flatMap(Double.init) ?? .nan
+        let served = (value as? NSNumber)?.doubleValue ?? .nan
         #expect(
-          abs((number(value) ?? .nan) - shown) <= 0.0051,
-          "\(name) of \(tag) is not the service's \(value ?? "nothing")")
+          abs(served - drawnValue) <= 0.0051,
+          "\(what): drawn \(shown ?? "nothing"), served \(served)")
+      }
+      func attribute(_ name: String, of tag: String) -> String? {
+        MapPageBrowser.attribute(name, of: tag)
       }
       let ring = try #require(drawn["fence"] as? [String: Any])
       let origin = try #require(drawn["origin"] as? [String: Any])
-      expectDrawn("r", of: margin, at: ring["exit_radius_px"])
-      expectDrawn("cx", of: margin, at: origin["x"])
-      expectDrawn("cy", of: margin, at: origin["y"])
-      expectDrawn("r", of: fence, at: ring["radius_px"])
+      expectDrawn(attribute("r", of: margin), at: ring["exit_radius_px"], "exit ring radius")
+      expectDrawn(attribute("cx", of: margin), at: origin["x"], "exit ring x")
+      expectDrawn(attribute("cy", of: margin), at: origin["y"], "exit ring y")
+      expectDrawn(attribute("r", of: fence), at: ring["radius_px"], "fence radius")
       let bar = try #require(drawn["scale_bar"] as? [String: Any])
-      expectDrawn("data-meters", of: scaleBar, at: bar["meters"])
-      expectDrawn("data-px", of: scaleBar, at: bar["px"])
+      expectDrawn(attribute("data-meters", of: scaleBar), at: bar["meters"], "scale bar metres")
+      expectDrawn(attribute("data-px", of: scaleBar), at: bar["px"], "scale bar length")
       let points = try #require(drawn["track"] as? [[String: Any]])
       #expect(points.count == track.count)
       let line = try #require(MapPageBrowser.startTag(containing: "class=\"track\"", in: dom))
-      let firstPoint = try #require(
-        MapPageBrowser.attribute("points", of: line)?.split(separator: " ").first)
+      let firstPoint = try #require(attribute("points", of: line)?.split(separator: " ").first)
       let firstXY = firstPoint.split(separator: ",").map(String.init)
       try #require(firstXY.count == 2)
-      expectDrawn("x", of: "<p x=\"\(firstXY[0])\">", at: points.first?["x"])
-      expectDrawn("y", of: "<p y=\"\(firstXY[1])\">", at: points.first?["y"])
+      expectDrawn(firstXY[0], at: points.first?["x"], "first track point x")
+      expectDrawn(firstXY[1], at: points.first?["y"], "first track point y")
       let halo = try #require(MapPageBrowser.startTag(containing: "class=\"halo\"", in: dom))
-      let serverWorker = drawn["worker"] as? [String: Any]
-      expectDrawn("cx", of: halo, at: serverWorker?["x"])
-      expectDrawn("cy", of: halo, at: serverWorker?["y"])
+      let served = drawn["worker"] as? [String: Any]
+      expectDrawn(attribute("cx", of: halo), at: served?["x"], "worker x")
+      expectDrawn(attribute("cy", of: halo), at: served?["y"], "worker y")
 
       // The status names the active mission; the event list holds the mission's events.
       let status = try #require(MapPageBrowser.startTag(id: "status", in: dom))
