@@ -30,6 +30,11 @@ let package = Package(
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionReporting",
         "CMicroHTTPD",
+      ],
+      // The map page's files, compiled into the binary (no file is read at run time).
+      resources: [
+        .embedInCode("MapPage/index.html"), .embedInCode("MapPage/map.js"),
+        .embedInCode("MapPage/map.css"),
       ]),
     .target(
       name: "MissionTrackCLI",

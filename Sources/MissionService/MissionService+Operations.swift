@@ -102,7 +102,7 @@ extension MissionService {
       RejectionReason.allCases.map { (label("reason", $0.rawValue), Double(summary.count($0))) })
     metric(
       "events_total", "counter", "Events published, by type.",
-      ["fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected"].map {
+      TrackingEvent.types.map {
         (label("type", $0), Double(counts.events[$0] ?? 0))
       })
     metric(

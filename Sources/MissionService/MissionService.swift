@@ -155,6 +155,9 @@ package final class MissionService: @unchecked Sendable {
       try allow(request, ["GET"])
       return HTTPResponse(
         status: 200, contentType: "text/javascript; charset=utf-8", text: MapPage.script)
+    case (2, "map.json"):
+      try allow(request, ["GET"])
+      return try mapData(request)
     case (2, "map.css"):
       try allow(request, ["GET"])
       return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: MapPage.style)
