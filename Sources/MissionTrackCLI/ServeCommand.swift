@@ -109,7 +109,9 @@ enum ServeCommand: Command {
     }
     let source: any FixSource
     if traces.isEmpty {
-      source = try live.source()
+      // A service keeps trying a source it cannot use until the operator fixes it (while
+      // /healthz fails), where `track` fails at once.
+      source = try live.source(retryingUnusable: true)
       (configuration.sourceKind, configuration.sourceDetail) = live.description
     } else {
       let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible

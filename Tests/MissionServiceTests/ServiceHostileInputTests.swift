@@ -179,6 +179,23 @@ extension ServeSuite {
           Array("GET /v1/status HTTP/1.0\r\nHost : evil.example\r\n\r\n".utf8)
         ),
         ("a preflight without Host", Array("OPTIONS /v1/missions HTTP/1.1\r\n\(close)".utf8)),
+        // Not a host and port (RFC 3986): a proxy may read another host out of them.
+        (
+          "a name after an IPv6 literal",
+          Array("GET /v1/status HTTP/1.1\r\nHost: [::1]attacker.example\r\n\(close)".utf8)
+        ),
+        (
+          "an unclosed IPv6 literal",
+          Array("GET /v1/status HTTP/1.1\r\nHost: [::1\r\n\(close)".utf8)
+        ),
+        (
+          "a port with letters",
+          Array("GET /v1/status HTTP/1.1\r\nHost: [::1]:80evil\r\n\(close)".utf8)
+        ),
+        (
+          "a name as the port",
+          Array("GET /v1/status HTTP/1.1\r\nHost: localhost:evil.example\r\n\(close)".utf8)
+        ),
         (
           "a preflight with two Host lines",
           Array("OPTIONS /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: x\r\n\(close)".utf8)
@@ -200,6 +217,8 @@ extension ServeSuite {
       for bytes in [
         "GET /healthz HTTP/1.0\r\n\r\n", "GET /healthz HTTP/1.1\r\nhOsT: 127.0.0.1:1\r\n\(close)",
         "GET /healthz HTTP/1.1\r\nHost: [::1]:8080\r\n\(close)",
+        "GET /v1/status HTTP/1.1\r\nHost: localhost:8947\r\n\(close)",
+        "GET /v1/status HTTP/1.1\r\nHost: [::1]\r\n\(close)",
         "OPTIONS /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\n\(close)",
       ] {
         let connection = try RawHTTP(port: server.port, timeout: 5)
