@@ -70,17 +70,39 @@ final class InProcessService: @unchecked Sendable {
     let response = await withCheckedContinuation { continuation in
       Thread { continuation.resume(returning: service.respond(to: request)) }.start()
     }
+    var bytes: [UInt8] = []
+    if case .stream(let stream) = response.body {
+      bytes = await Self.read(stream, for: streamFor)
+    }
+    return answer(response, to: method, streamed: bytes)
+  }
+
+  /// `request(method, path, headers:, body:)` answered on the calling thread, which must be
+  /// a thread of its own (a test's `Thread`), never one of the cooperative pool: the route
+  /// may wait there for the engine's actor. A stream is closed unread.
+  func requestOnThisThread(
+    _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []
+  ) -> RawHTTP.Response {
+    answer(
+      service.respond(to: Self.request(method, path, headers: headers, body: body)), to: method,
+      streamed: [])
+  }
+
+  /// `response` as a client reads it: the server's common headers added, no body for HEAD,
+  /// `streamed` as the body of a stream (which is closed).
+  private func answer(_ response: HTTPResponse, to method: String, streamed: [UInt8])
+    -> RawHTTP.Response
+  {
     var headers: [String: String] = [:]
     for (name, value) in service.commonHeaders + response.headers.map({ ($0.name, $0.value) }) {
       headers[name.lowercased()] = value
     }
-    var bytes: [UInt8] = []
+    var bytes = streamed
     switch response.body {
     case .bytes(let body):
       // HEAD is answered as GET; the server leaves the body out.
       if method != "HEAD" { bytes = body }
     case .stream(let stream):
-      bytes = await Self.read(stream, for: streamFor)
       stream.close()
     }
     return RawHTTP.Response(status: response.status, headers: headers, body: bytes)
