@@ -18,6 +18,8 @@ final class InProcessService: @unchecked Sendable {
   let database: MissionDatabase
   let engine: MissionEngine
   let service: MissionService
+  /// The database's tracking lease, held as `serve` holds it: one tracker per database.
+  private let lease: TrackingLease
 
   /// A service over `sandbox`'s database; with `replay`, the trace is the receiver (as
   /// `serve --replay`), else a source with no fixes. `configure` sets the rest as `serve`'s
@@ -27,11 +29,17 @@ final class InProcessService: @unchecked Sendable {
     configure: (inout ServiceConfiguration) -> Void = { _ in }
   ) async throws {
     database = try MissionDatabase(path: sandbox.databasePath)
+    lease = try database.claimTracking(holder: "missiontrack serve")
     let source: any FixSource =
       replay.map { TraceReplaySource(path: $0, pacing: .asFastAsPossible) }
       ?? TraceReplaySource(bytes: [], name: "none", pacing: .asFastAsPossible)
     engine = MissionEngine(store: database, source: source)
     var configuration = ServiceConfiguration()
+    if let replay {
+      // As `serve --replay` describes its source in `/v1/status`.
+      configuration.sourceKind = "replay"
+      configuration.sourceDetail = replay
+    }
     configure(&configuration)
     service = MissionService(database: database, engine: engine, configuration: configuration)
     try await engine.open()
@@ -39,7 +47,10 @@ final class InProcessService: @unchecked Sendable {
   }
 
   /// Stops the service and its engine, as SIGTERM stops `serve`.
-  func stop() async { await service.stop(reason: nil) }
+  func stop() async {
+    await service.stop(reason: nil)
+    lease.release()
+  }
 
   /// Runs `body` with a service over `sandbox` (see `init`), and stops it after, also when
   /// `body` throws.
