@@ -40,13 +40,14 @@ extension ServeSuite {
       #expect(result.err.contains("--token-file"))
     }
 
-    @Test func everyRequestButHealthzNeedsTheBearerToken() throws {
+    @Test func everyRequestButHealthzNeedsTheBearerToken() async throws {
       let sandbox = try ServiceSandbox()
-      let tokenFile = sandbox.path("token")
-      try "  \(Self.token)  \nsecond line\n".write(
-        toFile: tokenFile, atomically: true, encoding: .utf8)
-      let server = try sandbox.serve(["--token-file", tokenFile], listen: "0.0.0.0:0")
-      defer { server.stop() }
+      // As `serve --listen 0.0.0.0:… --token-file` (the file's reading is checked end to
+      // end, below).
+      let server = try await InProcessService(sandbox) {
+        $0.host = "0.0.0.0"
+        $0.token = Self.token
+      }
       let good = ["Authorization": "Bearer \(Self.token)"]
       var wrongLast = Self.token
       wrongLast.removeLast()
@@ -74,13 +75,52 @@ extension ServeSuite {
       ]
       for (method, path) in requests {
         for headers in wrongs {
-          let response = try RawHTTP.request(port: server.port, method, path, headers: headers)
+          let response = try await server.request(method, path, headers: headers)
           ServiceCheck.error(response, 401)
           #expect(response.headers["www-authenticate"] == "Bearer", "\(method) \(path)")
         }
       }
-      // A body is refused from the headers: the 401 comes before a byte of it is sent, so a
-      // client without the token cannot make the server hold up to 16 MiB.
+      // Nothing the refused requests asked for happened.
+      let detail = try await ServiceCheck.get(server, "/v1/missions/sig-101", headers: good)
+      #expect(detail.status == 200)
+      #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
+      #expect(try await ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
+      let anyCase = ["Authorization": "bearer \(Self.token)"]
+      #expect(try await ServiceCheck.get(server, "/v1/status", headers: anyCase).status == 200)
+      // The map page signs in once with ?token=: a redirect that sets an HttpOnly cookie,
+      // which then authorizes the page, its script and its event stream.
+      ServiceCheck.error(try await ServiceCheck.get(server, "/?token=\(wrongLast)X"), 401)
+      let signIn = try await ServiceCheck.get(server, "/?token=\(Self.token)")
+      #expect(signIn.status == 303)
+      #expect(signIn.headers["location"] == "/")
+      let setCookie = signIn.headers["set-cookie"] ?? ""
+      #expect(setCookie.hasPrefix("missiontrack_token=\(Self.token);"))
+      #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+      let cookie = ["Cookie": "theme=dark; missiontrack_token=\(Self.token)"]
+      for path in ["/", "/map.js", "/v1/status", "/v1/missions/sig-101/events"] {
+        #expect(try await ServiceCheck.get(server, path, headers: cookie).status == 200, "\(path)")
+      }
+      // /healthz is for load balancers and systemd: open, with or without a token.
+      #expect(await ServiceCheck.healthy(server))
+      #expect(try await ServiceCheck.get(server, "/healthz", headers: wrongs[1]).status == 200)
+    }
+
+    /// What needs the server: the token file's first line, trimmed, is the token; a body is
+    /// refused from the headers (the 401 before a byte of it is sent, so a client without the
+    /// token cannot make the server hold up to 16 MiB).
+    @Test func theTokenFileIsReadAndABodyIsRefusedFromItsHeaders() throws {
+      let sandbox = try ServiceSandbox()
+      let tokenFile = sandbox.path("token")
+      try "  \(Self.token)  \nsecond line\n".write(
+        toFile: tokenFile, atomically: true, encoding: .utf8)
+      let server = try sandbox.serve(["--token-file", tokenFile], listen: "0.0.0.0:0")
+      defer { server.stop() }
+      let good = ["Authorization": "Bearer \(Self.token)"]
+      #expect(try ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
+      for wrong in ["Bearer second line", "Bearer \(Self.token)second line"] {
+        ServiceCheck.error(
+          try ServiceCheck.get(server, "/v1/status", headers: ["Authorization": wrong]), 401)
+      }
       for framing in ["Content-Length: \(10 << 20)", "Transfer-Encoding: chunked"] {
         let connection = try RawHTTP(port: server.port, timeout: 5)
         connection.send(
@@ -89,29 +129,7 @@ extension ServeSuite {
         let response = RawHTTP.parse(connection.readAvailable(waiting: 3))
         #expect(response?.status == 401, "\(framing): no 401 from the headers")
       }
-      // Nothing the refused requests asked for happened.
-      let detail = try ServiceCheck.get(server, "/v1/missions/sig-101", headers: good)
-      #expect(detail.status == 200)
-      #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
-      #expect(try ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
-      let anyCase = ["Authorization": "bearer \(Self.token)"]
-      #expect(try ServiceCheck.get(server, "/v1/status", headers: anyCase).status == 200)
-      // The map page signs in once with ?token=: a redirect that sets an HttpOnly cookie,
-      // which then authorizes the page, its script and its event stream.
-      ServiceCheck.error(try ServiceCheck.get(server, "/?token=\(wrongLast)X"), 401)
-      let signIn = try ServiceCheck.get(server, "/?token=\(Self.token)")
-      #expect(signIn.status == 303)
-      #expect(signIn.headers["location"] == "/")
-      let setCookie = signIn.headers["set-cookie"] ?? ""
-      #expect(setCookie.hasPrefix("missiontrack_token=\(Self.token);"))
-      #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
-      let cookie = ["Cookie": "theme=dark; missiontrack_token=\(Self.token)"]
-      for path in ["/", "/map.js", "/v1/status", "/v1/missions/sig-101/events"] {
-        #expect(try ServiceCheck.get(server, path, headers: cookie).status == 200, "\(path)")
-      }
-      // /healthz is for load balancers and systemd: open, with or without a token.
       #expect(ServiceCheck.healthy(server))
-      #expect(try ServiceCheck.get(server, "/healthz", headers: wrongs[1]).status == 200)
     }
 
     @Test func hostileTokenFilesAreRefused() throws {
