@@ -115,7 +115,13 @@ extension UInt8 {
   }
 
   /// `"!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="` (RFC 3986 §2.2).
-  fileprivate var isSubDelimiter: Bool { Array("!$&'()*+,;=".utf8).contains(self) }
+  fileprivate var isSubDelimiter: Bool {
+    switch self {
+    // ! $ & ' ( ) * + , ; =
+    case 0x21, 0x24, 0x26...0x2C, 0x3B, 0x3D: true
+    default: false
+    }
+  }
 
   fileprivate var isHexDigit: Bool {
     (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
