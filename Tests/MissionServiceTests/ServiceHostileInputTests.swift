@@ -6,7 +6,9 @@ import Testing
 extension ServeSuite {
   /// What a hostile or broken client sends, over raw loopback sockets: the server refuses it
   /// with the one error shape (or libmicrohttpd closes the connection), never hangs, never
-  /// changes anything, and keeps answering everybody else.
+  /// changes anything, and keeps answering everybody else. Hostile bodies and query values,
+  /// and racing writes, reach the service in-process (`InProcessService`): what they test is
+  /// the service's reading, not the sockets.
   @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
   struct ServiceHostileInputTests {
     static let healthz = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"

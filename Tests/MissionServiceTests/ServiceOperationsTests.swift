@@ -7,7 +7,9 @@ import Testing
 extension ServeSuite {
   /// The service as a long-running process: metrics and status follow tracking, the replay
   /// source restarts for each mission, one tracker per database, a clean and quick SIGTERM,
-  /// and a client too slow for the event stream is dropped without slowing tracking.
+  /// and a client too slow for the event stream is dropped without slowing tracking. Metrics,
+  /// status and the replay's restart are answered in-process (`InProcessService`); the rest
+  /// needs the process (signals, sockets, systemd, the CLI's housekeeping).
   @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
   struct ServiceOperationsTests {
     private func post(_ server: ServeProcess, _ path: String) throws -> RawHTTP.Response {

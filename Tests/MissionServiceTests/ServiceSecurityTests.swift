@@ -5,7 +5,10 @@ import Testing
 extension ServeSuite {
   /// Who may call the service and what every response tells a browser: loopback by default,
   /// a bearer token for anything else, no CORS unless asked, the content security policy
-  /// everywhere; and the flags of `serve` refuse hostile values as usage errors.
+  /// everywhere; and the flags of `serve` refuse hostile values as usage errors. The policy's
+  /// rules (token, cookie, Host, Origin, CORS) are checked in-process (`InProcessService`);
+  /// what needs the binary (flags, the token file, a refusal before the body, the server's
+  /// own headers) end to end.
   @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
   struct ServiceSecurityTests {
     static let token = "s3cret-Token-0123456789"
