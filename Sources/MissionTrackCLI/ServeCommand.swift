@@ -49,7 +49,8 @@ enum ServeCommand: Command {
       --idle-timeout S       Close a connection idle for S seconds, also one that stalls
                              mid-request (default 30).
       --source-down-limit S  /healthz fails once the source has been down S seconds while
-                             tracking (default 30).
+                             tracking (default 30), whatever the reason; a source that
+                             cannot be opened (a directory) is retried meanwhile.
       --replay TRACE...      Replay these traces (GPX, NMEA, gpsd JSON) as the receiver.
       --speed X              With --replay: pace fixes at X times real time (default: as
                              fast as possible).
