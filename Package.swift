@@ -71,6 +71,9 @@ let package = Package(
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
     .testTarget(
-      name: "MissionServiceTests", dependencies: ["MissionService", "ServiceTestSupport"]),
+      name: "MissionServiceTests",
+      dependencies: [
+        "MissionService", "MissionStore", "MissionTracking", "TraceFormats", "ServiceTestSupport",
+      ]),
   ]
 )

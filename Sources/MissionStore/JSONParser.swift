@@ -1,9 +1,15 @@
 /// A small RFC 8259 parser that keeps line numbers: mission files report bad records by line.
-struct JSONParser {
+/// Also the service's reader of a `PUT` body, so that it reads JSON as an import does.
+package struct JSONParser {
   /// Why parsing failed, and on which line.
-  struct Failure: Error {
-    let line: Int
-    let reason: String
+  package struct Failure: Error {
+    /// The 1-based line of the failure.
+    package let line: Int
+    /// What is wrong, in one line.
+    package let reason: String
+    /// Whether the text is JSON but an object repeats a name (refused as a bad value, not as
+    /// bad syntax: RFC 8259 allows it, mission files do not).
+    package var isDuplicateKey = false
   }
 
   private let bytes: [UInt8]
@@ -13,7 +19,7 @@ struct JSONParser {
   private static let maxDepth = 512
 
   /// Parses a whole document.
-  static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
+  package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
     var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     let node = try parser.value()
@@ -224,7 +230,8 @@ struct JSONParser {
       if let first = seen[key] {
         throw Failure(
           line: keyLine,
-          reason: "duplicate key '\(key)' in one object (first on line \(first))")
+          reason: "duplicate key '\(key)' in one object (first on line \(first))",
+          isDuplicateKey: true)
       }
       seen[key] = keyLine
       skipSpace()
