@@ -26,13 +26,28 @@ public final class RawHTTP: @unchecked Sendable {
 
   public let fd: Int32
 
-  /// Connects to 127.0.0.1:`port`.
-  public init(port: Int, timeout: Double = 10) throws {
+  /// Connects to 127.0.0.1:`port`, from the loopback address `source` when given (any of
+  /// 127.0.0.0/8: a second client address for limits per address).
+  public init(port: Int, timeout: Double = 10, source: String? = nil) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
     var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    if let source {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        close(fd)
+        throw Failure(description: "bind to \(source): errno \(errno)")
+      }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
