@@ -34,7 +34,8 @@ enum ServeCommand: Command {
 
       Prints 'serving on http://HOST:PORT' on standard error when ready (with port 0, the
       port the system picked). SIGINT and SIGTERM stop it cleanly within 2 s: open event
-      streams end, the held-back fix is recorded, the source is closed, exit 0. Under
+      streams end, a write still running after 0.25 s (a large import) is rolled back and
+      answered 503, the held-back fix is recorded, the source is closed, exit 0. Under
       systemd (Type=notify) it sends READY=1 when serving and WATCHDOG=1 while /healthz
       passes.
 
