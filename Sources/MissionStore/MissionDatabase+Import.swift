@@ -120,6 +120,12 @@ extension MissionDatabase {
               replaced += try storeLocked(
                 records, replace: replacingExisting, at: time, fileName, connection)
             } catch {
+              // Interrupted (`interrupt()`: a stopping server): SQLite rolled the
+              // transaction back already, so the rest is not worth validating.
+              if case StoreError.sqlite(let code, _, _) = error, code & 0xFF == 9 {
+                handOver.cancel()
+                throw error
+              }
               refused = error
             }
           }
