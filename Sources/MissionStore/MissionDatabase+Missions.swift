@@ -97,11 +97,15 @@ extension MissionDatabase {
   }
 
   func missionLocked(_ id: String, _ connection: SQLiteConnection) throws -> Mission? {
-    let select = try connection.cached(
-      "SELECT \(Self.missionColumns) FROM missions WHERE id = :id")
+    if missionByID == nil {
+      let select = try connection.prepare(
+        "SELECT \(Self.missionColumns) FROM missions WHERE id = :id")
+      missionByID = (select, try select.parameter("id"), try MissionColumns(select))
+    }
+    guard let (select, parameter, columns) = missionByID else { return nil }
     defer { select.reset() }
-    try select.bind(["id": MissionID.normalized(id)])
-    return try select.step() ? mission(from: select, try MissionColumns(select)) : nil
+    try select.bind(MissionID.normalized(id), to: parameter)
+    return try select.step() ? mission(from: select, columns) : nil
   }
 
   /// The fields an import file carried beyond the known ones, as a JSON object (`{}` when

@@ -43,6 +43,10 @@ package final class MissionDatabase: @unchecked Sendable {
   var trackRuns: [MultiRowStatement<TrackRow>?] = []
   var trackPlainRuns: [MultiRowStatement<TrackRow>?] = []
   var eventRuns: [MultiRowStatement<FixEventRow>?] = []
+  /// Guarded by `lock`: the query of one mission by id with its parameter and columns
+  /// resolved (see `missionLocked`), held so a lookup per nearby match resolves nothing.
+  var missionByID:
+    (statement: SQLiteStatement, id: SQLiteStatement.Parameter, columns: MissionColumns)?
 
   /// Opens (creating if needed) the database at `path`.
   ///
@@ -135,6 +139,7 @@ package final class MissionDatabase: @unchecked Sendable {
         trackRuns = []
         trackPlainRuns = []
         eventRuns = []
+        missionByID = nil
       }
       if !batch.isEmpty { try commitPendingLocked(connection) }
     }
@@ -148,6 +153,7 @@ package final class MissionDatabase: @unchecked Sendable {
       trackRuns = []
       trackPlainRuns = []
       eventRuns = []
+      missionByID = nil
       batch = EventBatch()
     }
   }

@@ -20,7 +20,7 @@ struct DueMissions {
 
   /// `mission` as shown: expired when it is due (the lifecycle's own expiry, not recorded).
   func shown(_ mission: Mission) -> Mission {
-    guard ids.contains(mission.id) else { return mission }
+    guard !ids.isEmpty, ids.contains(mission.id) else { return mission }
     var lifecycle = MissionLifecycle(mission: mission)
     lifecycle.expireIfDue(at: now)
     return lifecycle.mission
@@ -32,9 +32,8 @@ struct DueMissions {
   {
     try CLIError.runtime {
       // With none due the stored states are the shown ones, and the store filters.
-      guard !ids.isEmpty, let state else {
-        return try database.missions(inState: state).map(shown)
-      }
+      if ids.isEmpty { return try database.missions(inState: state) }
+      guard let state else { return try database.missions().map(shown) }
       return try database.missions().map(shown).filter { $0.state == state }
     }
   }
