@@ -117,13 +117,25 @@ package final class MissionDirectory: @unchecked Sendable {
   /// Stores `mission` under `id` (nil: removes it), moving it in the grid when its place
   /// changed.
   func set(_ mission: Mission?, id: String) {
-    set([(id, mission)])
+    set([(id, mission)], all: { [] })
   }
 
-  /// Applies `changes` (each a mission by id, nil to remove it) as one change: under one
-  /// write lock, so a reader sees none of them or all. An import of half a million missions
-  /// applied one lock at a time was seen half done by nearby queries for seconds.
-  func set(_ changes: [(id: String, mission: Mission?)]) {
+  /// Changes at least this many missions at once are laid out anew (see `set(_:all:)`).
+  static let rebuildMinimum = 10_000
+
+  /// Applies `changes` (each a mission by id, nil to remove it) as one change, so a reader
+  /// sees none of them or all: an import of half a million missions applied one lock at a
+  /// time was seen half done by nearby queries for seconds.
+  ///
+  /// Many changes (at least `rebuildMinimum` and a quarter of the missions afterwards, `all`)
+  /// are laid out anew beside the old grid and swapped in (`load`), so that readers wait for
+  /// the swap only: under one lock, half a million inserts held nearby queries for 2.5 s.
+  /// Fewer are applied under one write lock.
+  func set(_ changes: [(id: String, mission: Mission?)], all: () -> [Mission]) {
+    if changes.count >= Self.rebuildMinimum {
+      let missions = all()
+      if changes.count * 4 >= missions.count, (try? load(missions)) != nil { return }
+    }
     lock.writing {
       for (id, mission) in changes { setLocked(mission, id: id) }
     }

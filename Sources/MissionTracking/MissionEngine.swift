@@ -402,7 +402,9 @@ public actor MissionEngine {
       published.append((id, nil))
       if session?.missionID == id { stopped = endSession(.missionRemoved) }
     }
-    if !published.isEmpty { directory.set(published) }
+    if !published.isEmpty {
+      directory.set(published) { lifecycles.values.map(\.mission) }
+    }
     if let started, session == nil, !isShutDown {
       // Made active by another process (a `missions start` beside a running service).
       try await startSession(started, resume: try await store.resumePoint(ofMission: started.id))

@@ -14,7 +14,10 @@ import Testing
     }
   }
 
-  @Test func aReaderOfTheDirectorySeesNoneOfAnImportOrAllOfIt() async throws {
+  /// Below `MissionDirectory.rebuildMinimum` the import is applied under one write lock;
+  /// above it the directory is laid out anew and swapped in.
+  @Test(arguments: [5_000, 50_000])
+  func aReaderOfTheDirectorySeesNoneOfAnImportOrAllOfIt(count: Int) async throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(in: directory)
     // No polling of its own: the import reaches the engine through `synchronize()`, as
@@ -24,7 +27,6 @@ import Testing
       configuration: .init(changePollInterval: .seconds(3600)))
     try await engine.open()
     engine.directory.keepJSON()
-    let count = 50_000
     var csv = "id,lat,lon\n"
     for index in 0..<count { csv += "m\(index),59.\(1000 + index % 8000),18.0\(index % 97)\n" }
     try database.importMissions(Array(csv.utf8), format: .csv, fileName: "big.csv")
