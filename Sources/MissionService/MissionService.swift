@@ -141,16 +141,15 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
-      case .invalidMissionFile(_, _, _, _, let reason)
-      where reason.hasPrefix(MissionDatabase.secondTrackedReason):
-        // An import that would make a second mission active: the state conflicts.
-        return .conflict(oneLine("\(error)"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
-      case .duplicateMission, .missionTracked, .trackingLeaseHeld:
+      case .duplicateMission, .missionTracked, .trackingLeaseHeld, .secondTrackedMission,
+        .trackedMissionRemoval:
+        // A write that conflicts with the stored state (an import that would make a second
+        // mission active, a removal of the tracked one, …).
         return .conflict(oneLine("\(error)"))
-      case .sqlite(let code, _, _) where [5, 6, 8, 9, 13].contains(code & 0xFF):
-        // BUSY, LOCKED, READONLY, INTERRUPT (a stop), FULL: no writes now.
+      case .busy, .readOnly, .full, .interrupted:
+        // The database cannot take writes now (an interrupted write: the service is stopping).
         return .unavailable(oneLine("\(error)"))
       default: return .internalError(oneLine("\(error)"))
       }

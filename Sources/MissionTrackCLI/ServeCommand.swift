@@ -141,6 +141,7 @@ enum ServeCommand: Command {
       configuration.sourceDetail = traces.joined(separator: " ")
     }
     let database = try databaseOption.open(mustExist: false)
+    try databaseOption.expireDue(database)
     let lease = try CLIError.runtime { try database.claimTracking(holder: "missiontrack serve") }
     defer { lease.release() }
     let engine = MissionEngine(
