@@ -123,7 +123,7 @@ extension MissionDatabase {
             } catch {
               // Interrupted (`interrupt()`: a stopping server): SQLite rolled the
               // transaction back already, so the rest is not worth validating.
-              if case StoreError.sqlite(let code, _, _) = error, code & 0xFF == 9 {
+              if case StoreError.interrupted = error {
                 handOver.cancel()
                 throw error
               }

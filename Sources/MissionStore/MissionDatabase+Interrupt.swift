@@ -6,7 +6,7 @@ extension MissionDatabase {
   ///
   /// Callable from any thread and without the lock (the import holds it); a no-op when no
   /// statement runs. Must not race `close()`, as SQLite requires of `sqlite3_interrupt`.
-  public func interrupt() {
+  package func interrupt() {
     if let handle = connection?.handle { sqlite3_interrupt(handle) }
   }
 }
