@@ -1,4 +1,6 @@
 /// What an import did (it is all or nothing: a summary means every record was stored).
+import MissionFiles
+
 public struct ImportSummary: Sendable, Hashable {
   /// The format read.
   public var format: MissionFileFormat

@@ -1,7 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionStore
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 
 /// `missiontrack-bench store`: fix ingest through the group-committed recorder against one
 /// transaction per fix, and the time to open a database of many missions and read them back

@@ -7,10 +7,10 @@ import Foundation
 /// and some editors produce). Both are the same text to a person; SQLite compares bytes.
 /// The store therefore keeps ids in NFC and normalises every id it is given, on import,
 /// insert and lookup, so both spellings name one mission.
-public enum MissionID {
+package enum MissionID {
   /// `id` in Unicode Normalization Form C.
   /// - Complexity: O(n) in the id's length; ids that are already NFC ASCII return at once.
-  public static func normalized(_ id: String) -> String {
+  package static func normalized(_ id: String) -> String {
     // ASCII is always NFC; most ids are ASCII, so skip Foundation for them.
     if id.utf8.allSatisfy({ $0 < 0x80 }) { return id }
     return id.precomposedStringWithCanonicalMapping

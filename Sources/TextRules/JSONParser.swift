@@ -1,9 +1,11 @@
 /// A small RFC 8259 parser that keeps line numbers: mission files report bad records by line.
-struct JSONParser {
+package struct JSONParser {
   /// Why parsing failed, and on which line.
-  struct Failure: Error {
-    let line: Int
-    let reason: String
+  package struct Failure: Error {
+    /// The 1-based line where the parser stopped.
+    package let line: Int
+    /// What is wrong, for people.
+    package let reason: String
   }
 
   private let bytes: [UInt8]
@@ -12,8 +14,9 @@ struct JSONParser {
   private var depth = 0
   private static let maxDepth = 512
 
-  /// Parses a whole document.
-  static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
+  /// Parses a whole document (a UTF-8 byte order mark is skipped).
+  /// - Throws: `Failure` with the line and the reason.
+  package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
     var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     let node = try parser.value()
