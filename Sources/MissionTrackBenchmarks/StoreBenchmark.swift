@@ -207,7 +207,7 @@ enum StoreBenchmark: Benchmark {
   /// The 1-minute load average, to judge how shared the machine was.
   private static func loadAverage() -> Double {
     guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-      let first = text.split(separator: " ").first, let value = Double(first)
+      let first = text.split(separator: " ").first, let value = Double(decimalText: String(first))
     else { return -1 }
     return value
   }
