@@ -43,6 +43,11 @@ let package = Package(
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
         "MissionReporting", "TextRules", "CMicroHTTPD",
+      ],
+      // The map page's files, compiled into the binary (no file is read at run time).
+      resources: [
+        .embedInCode("MapPage/index.html"), .embedInCode("MapPage/map.js"),
+        .embedInCode("MapPage/map.css"),
       ]),
     // Command-line plumbing shared by `missiontrack` and `missiontrack-bench`: options
     // (`ArgumentList`), output (`Console`) and exit statuses (`CLIError`).
@@ -92,6 +97,9 @@ let package = Package(
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
     .testTarget(
-      name: "MissionServiceTests", dependencies: ["MissionService", "ServiceTestSupport"]),
+      name: "MissionServiceTests",
+      dependencies: [
+        "MissionService", "MissionStore", "MissionTracking", "TraceFormats", "ServiceTestSupport",
+      ]),
   ]
 )

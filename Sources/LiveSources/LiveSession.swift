@@ -97,7 +97,7 @@ final class LiveSession<Endpoint: LiveEndpoint>: Sendable {
       do {
         link = try endpoint.open()
       } catch {
-        guard error.isTransient else {
+        guard error.isTransient || retryPolicy.retriesUnusableReceivers else {
           continuation.finish(
             throwing: LiveSourceError.unusable(
               receiver: endpoint.receiverName, reason: error.reason))

@@ -17,6 +17,11 @@ public struct RetryPolicy: Sendable, Hashable {
   /// Consecutive failed attempts after which the source gives up and its stream throws the
   /// `LiveSourceError.unreachable`; `nil` retries for ever (the field-rig default).
   public var maximumAttempts: Int?
+  /// Whether a receiver that cannot be used at all (a directory, permission denied) is
+  /// retried like one not there yet, rather than ending the stream with
+  /// `LiveSourceError.unusable`: for a service, which must keep trying until the operator
+  /// fixes the path, and not for a command, which should fail at once. Default false.
+  public var retriesUnusableReceivers = false
 
   /// Creates a policy.
   ///

@@ -13,20 +13,20 @@ import MissionProximity
 /// the antimeridian stays continuous. Formulas: J. P. Snyder, "Map Projections — A Working
 /// Manual" (USGS PP 1395, 1987), §25, with the cos c terms rewritten in haversine form to keep
 /// precision at metre scale.
-struct LocalProjection: Sendable {
+package struct LocalProjection: Sendable {
   /// The centre of the projection.
   let center: Coordinate
   private let sinPhi0: Double
 
   /// A projection centred on `center`.
-  init(center: Coordinate) {
+  package init(center: Coordinate) {
     self.center = center
     sinPhi0 = sin(center.latitude * radiansPerDegree)
   }
 
   /// `coordinate` in metres east (x) and north (y) of the centre.
   /// - Complexity: O(1).
-  func project(_ coordinate: Coordinate) -> PlanePoint {
+  package func project(_ coordinate: Coordinate) -> PlanePoint {
     let phi = coordinate.latitude * radiansPerDegree
     let deltaLambda =
       normalizedLongitude(coordinate.longitude - center.longitude) * radiansPerDegree

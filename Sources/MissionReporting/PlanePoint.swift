@@ -1,9 +1,9 @@
 /// A point on a plane: metres east/north in the local projection, or pixels on the page.
-struct PlanePoint: Sendable, Hashable {
+package struct PlanePoint: Sendable, Hashable {
   /// Horizontal coordinate (metres east, or pixels right).
-  var x: Double
+  package var x: Double
   /// Vertical coordinate (metres north, or pixels down).
-  var y: Double
+  package var y: Double
 
   /// Euclidean distance to `other`.
   func distance(to other: PlanePoint) -> Double {

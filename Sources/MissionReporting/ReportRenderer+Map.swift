@@ -11,24 +11,13 @@ extension ReportRenderer {
   func layoutMap(_ report: MissionReport) -> ReportMapLayout {
     let projection = LocalProjection(center: report.mission.coordinate)
     let plane = report.track.map { projection.project($0.coordinate) }
-    let radius = report.fenceRadiusMeters
-    // The fence with its margin, and some land around it so it never fills the map edge to
-    // edge.
-    let outer = (radius + report.exitMarginMeters) * 1.35
-    var minX = -outer
-    var maxX = outer
-    var minY = -outer
-    var maxY = outer
-    for point in plane {
-      minX = min(minX, point.x)
-      maxX = max(maxX, point.x)
-      minY = min(minY, point.y)
-      maxY = max(maxY, point.y)
-    }
+    // The fence with its margin and the track.
     let rect = mapRect
     let frame = MapFrame(
       left: rect.left, top: rect.top, width: rect.width, height: rect.height,
-      minX: minX, maxX: maxX, minY: minY, maxY: maxY, paddingPixels: 56)
+      fences: [
+        (PlanePoint(x: 0, y: 0), report.fenceRadiusMeters + report.exitMarginMeters)
+      ], points: plane, paddingPixels: 56)
     let fixPoints = plane.map(frame.page)
     let ranges = TrackThinner.segments(
       times: report.track.map(\.time), gapSeconds: gapSeconds)

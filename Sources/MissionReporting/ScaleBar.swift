@@ -1,13 +1,13 @@
 /// A map scale bar of a round length: 1, 2 or 5 times a power of ten metres.
-struct ScaleBar: Sendable, Equatable {
+package struct ScaleBar: Sendable, Equatable {
   /// The length the bar stands for, in metres.
-  let meters: Double
+  package let meters: Double
   /// The bar's length on the page, in pixels.
-  let pixels: Double
+  package let pixels: Double
 
   /// The longest round length (1-2-5 series, 1 m to 10,000 km) whose bar is at most
   /// `maximumPixels` long at `pixelsPerMeter`; the shortest (1 m) when even that is longer.
-  init(pixelsPerMeter: Double, maximumPixels: Double) {
+  package init(pixelsPerMeter: Double, maximumPixels: Double) {
     var best = 1.0
     var decade = 1.0
     search: while decade <= 1e7 {
@@ -23,7 +23,7 @@ struct ScaleBar: Sendable, Equatable {
   }
 
   /// The length for people: `"50 m"`, `"200 m"`, `"1 km"`, `"20 km"`.
-  var label: String {
+  package var label: String {
     meters >= 1000 ? "\(Int(meters / 1000)) km" : "\(Int(meters)) m"
   }
 }

@@ -27,6 +27,14 @@ struct HTTPRequest: Sendable {
   ]
   /// The body.
   var body: [UInt8]
+  /// Whether the service's policy already let the request in from its headers, before the
+  /// server read its body (`MissionService.admit`): it is not run twice.
+  var admitted = false
+  /// The path parameters of the route that matched (`id` for `/v1/missions/{id}`).
+  var parameters: [String: String] = [:]
+
+  /// The path parameter `name` of the matched route (empty if the route has none).
+  func parameter(_ name: String) -> String { parameters[name] ?? "" }
 
   /// Whether the method is GET or HEAD (a GET whose body libmicrohttpd leaves out).
   var isRead: Bool { method == "GET" || method == "HEAD" }

@@ -147,6 +147,8 @@ final class HTTPServer: @unchecked Sendable {
     var started = false
     var body: [UInt8] = []
     var tooLarge = false
+    /// Whether `admission` let it in from its headers (not asked again with the body).
+    var admitted = false
     var stream: ResponseStream?
     /// The response of an offloaded write, for the call after the resume.
     var answer: HTTPResponse?
@@ -176,11 +178,13 @@ final class HTTPServer: @unchecked Sendable {
         return queue(tooLargeResponse(), on: connection, exchange: exchange)
       }
       let announced = length.map { $0 != "0" }
-      if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil),
-        let refusal = admission(
+      if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil) {
+        if let refusal = admission(
           request(connection, exchange, url: url, method: method, version: version))
-      {
-        return queue(refusal, on: connection, exchange: exchange)
+        {
+          return queue(refusal, on: connection, exchange: exchange)
+        }
+        exchange.admitted = true
       }
       return .YES
     }
@@ -235,7 +239,7 @@ final class HTTPServer: @unchecked Sendable {
       path: String(cString: url), segments: Self.segments(of: exchange.rawPath),
       query: values(connection, .GET_ARGUMENT_KIND), headers: collected.found,
       hostLines: collected.hostLines, spacedHeaderName: collected.spacedName,
-      body: exchange.body)
+      body: exchange.body, admitted: exchange.admitted)
   }
 
   /// The segments of a path as sent (split at each `/`, the first empty), each decoded as

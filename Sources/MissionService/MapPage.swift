@@ -1,3 +1,5 @@
+import MissionTracking
+
 /// The live map page of `missiontrack serve`: `GET /` (`html`), `GET /map.js` (`script`) and
 /// `GET /map.css` (`style`).
 ///
@@ -20,61 +22,29 @@
 /// - the last events (`#events li[data-type]`), a run of fixes collapsed into one row;
 /// - a scale bar (`#scale-bar`, `data-meters`, `data-px`) and a north arrow.
 ///
-/// The map is SVG built by the script in the report's projection and look: the azimuthal
-/// equidistant projection about the mission point on the sphere of 6,371,008.8 m
-/// (`LocalProjection`, ported formula for formula), one scale for both axes fitted like
-/// `MapFrame`, the 1-2-5 `ScaleBar`, and the colours, fence style and markers of
-/// `ReportRenderer` and `ReportMarker`.
+/// The map is SVG built by the script in the report's projection and look. The geometry comes
+/// from the service (`GET /map.json`, `MapPageGeometry`): the points in the azimuthal
+/// equidistant projection about the mission point (`LocalProjection`), fitted at one scale for
+/// both axes (`MapFrame`), the fence and its exit ring, the 1-2-5 `ScaleBar`; the script draws
+/// them with the colours, fence style and markers of `ReportRenderer` and `ReportMarker`.
+///
+/// The files are `MapPage/index.html`, `map.js` and `map.css`, embedded in the binary by
+/// SwiftPM (`.embedInCode`, as `PackageResources`). The event types the page listens for are
+/// `TrackingEvent.types`, written into the HTML as `data-event-types` when it is served.
 enum MapPage {
-  /// The page's HTML document (`text/html`); it loads `/map.css` and `/map.js`.
-  static let html = #"""
-    <!DOCTYPE html>
-    <html lang="en">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>MissionTrack live map</title>
-    <link rel="stylesheet" href="/map.css">
-    <script src="/map.js" defer></script>
-    </head>
-    <body>
-    <header>
-    <h1>MissionTrack <span class="subtitle">live map</span></h1>
-    <div id="status" class="status" data-connection="connecting" data-source-status="unknown" role="status" aria-live="polite">
-    <span class="status-item"><span class="key">Live</span> <span id="connection" class="value">connecting</span></span>
-    <span class="status-item"><span class="key">Source</span> <span id="source-status" class="value">unknown</span></span>
-    <span class="status-item"><span class="key">Last fix</span> <span id="fix-age" class="value">none</span></span>
-    <span class="status-item"><span class="key">Active</span> <span id="active-mission" class="value">none</span></span>
-    <span class="status-item"><span class="key">Fence</span> <span id="fence-state" class="value">unknown</span></span>
-    <span id="problem" class="status-item problem" hidden></span>
-    </div>
-    </header>
-    <main>
-    <div id="map-wrap">
-    <svg id="map" class="map" role="img" aria-labelledby="map-title" font-family="DejaVu Sans, Verdana, Helvetica, Arial, sans-serif"><title id="map-title">Map of the missions near the worker</title></svg>
-    <p id="map-note" class="map-note" hidden></p>
-    </div>
-    <aside>
-    <section id="worker-panel" class="panel">
-    <h2>Worker</h2>
-    <dl id="worker-facts" class="facts"><dt>Position</dt><dd id="worker-position">unknown</dd><dt>To mission</dt><dd id="worker-distance">-</dd><dt>Travelled</dt><dd id="worker-travelled">-</dd><dt>Fixes</dt><dd id="worker-fixes">0</dd></dl>
-    </section>
-    <section class="panel">
-    <h2 id="missions-heading">Missions</h2>
-    <ul id="missions" class="missions"></ul>
-    </section>
-    <section class="panel">
-    <h2>Events</h2>
-    <ul id="events" class="events"></ul>
-    </section>
-    <section class="panel">
-    <h2>Legend</h2>
-    <ul id="legend" class="legend"></ul>
-    <p class="note">Azimuthal equidistant projection about the map centre, north up. Times are UTC.</p>
-    </section>
-    </aside>
-    </main>
-    </body>
-    </html>
-    """#
+  /// The page's HTML document (`text/html`), `MapPage/index.html` with the event types; it
+  /// loads `/map.css` and `/map.js`.
+  static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+    .replacingOccurrences(
+      of: eventTypesPlaceholder, with: TrackingEvent.types.joined(separator: " "))
+
+  /// The page's script (`text/javascript`), `MapPage/map.js`, also run as the dedicated worker
+  /// that holds the page's `EventSource` (see its opening comment).
+  static let script = String(decoding: PackageResources.map_js, as: UTF8.self)
+
+  /// The page's style sheet (`text/css`), `MapPage/map.css`.
+  static let style = String(decoding: PackageResources.map_css, as: UTF8.self)
+
+  /// What `index.html` holds where the event types go.
+  static let eventTypesPlaceholder = "EVENT-TYPES"
 }

@@ -2,11 +2,13 @@ import Foundation
 import MissionReporting
 import MissionStore
 import MissionTracking
+import TextRules
 import TraceFormats
 
 extension MissionService {
   /// `GET /v1/missions/{id}/track?format=geojson|gpx|jsonl` (default geojson).
-  func track(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+  func track(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
     let name = mission.title.isEmpty ? mission.id : "\(mission.id): \(mission.title)"
     switch request.query["format"] ?? "geojson" {
@@ -19,7 +21,7 @@ extension MissionService {
         status: 200, contentType: "application/gpx+xml",
         text: GPXWriter.document(for: try database.track(ofMission: mission.id), trackName: name))
     case "jsonl":
-      return try missionEvents(mission.id)
+      return try missionEvents(request)
     case let other:
       throw ServiceError.invalid(
         "format must be geojson, gpx or jsonl, got '\(Self.oneLine(other, limit: 64))'")
@@ -27,7 +29,8 @@ extension MissionService {
   }
 
   /// `GET /v1/missions/{id}/events`: its events as JSON lines, in order.
-  func missionEvents(_ id: String) throws -> HTTPResponse {
+  func missionEvents(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
     let lines = try database.eventLines(ofMission: mission.id)
     return HTTPResponse(
@@ -36,7 +39,8 @@ extension MissionService {
   }
 
   /// `GET /v1/missions/{id}/report.svg`: the map report, as `missiontrack report` draws it.
-  func report(_ id: String) throws -> HTTPResponse {
+  func report(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
     let report = MissionReport(
       mission: mission, track: try database.track(ofMission: mission.id),

@@ -40,7 +40,9 @@ extension MissionService {
   /// default state open, the filter before the limit.
   private func nearby(_ request: HTTPRequest, center: Coordinate) throws -> HTTPResponse {
     var radius = try request.double("radius_m", in: 0...Double.greatestFiniteMagnitude)
-    let k = try request.int("k", in: 0...Int.max)
+    // Capped like a page of the list: an answer of every mission (`k` up to Int.max over half
+    // a million) would be one body of tens of megabytes.
+    let k = try request.int("k", in: 0...Self.maximumPageSize)
     if request.query["limit"] != nil || request.query["after"] != nil {
       throw ServiceError.badRequest("limit and after page the list; use k with lat and lon")
     }
@@ -94,60 +96,77 @@ extension MissionService {
   }
 
   /// `GET /v1/missions/{id}`.
-  func mission(_ id: String) throws -> HTTPResponse {
+  func mission(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
     let transitions = try database.transitions(ofMission: mission.id).map(\.jsonObject)
     let fence = try database.fenceStates(ofMission: mission.id)[mission.id]
+    let fixes = try database.trackCount(ofMission: mission.id)
     var body = JSONObjectWriter()
     body.addRaw("mission", json: mission.jsonObject)
     body.addRaw("transitions", json: "[" + transitions.joined(separator: ",") + "]")
-    body.add("fence", fence.map { $0.isInside ? "inside" : "outside" } ?? "unknown")
-    body.add("track_fixes", try database.trackCount(ofMission: mission.id))
+    body.add("fence", FenceState.position(fence, trackFixes: fixes))
+    body.add("track_fixes", fixes)
     return .json(body.result)
   }
 
   /// `PUT /v1/missions/{id}`: one mission as a JSON object (its `id` may be left out),
   /// created or replaced; 409 while it is tracked.
-  func replaceMission(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+  func replaceMission(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     guard request.contentType == "application/json" || request.contentType == nil else {
       throw ServiceError.unsupportedType("send the mission as application/json")
     }
-    guard
-      var object = (try? JSONSerialization.jsonObject(with: Data(request.body)))
-        as? [String: Any]
-    else {
-      throw ServiceError.badRequest("the body must be one JSON object")
-    }
+    let body = try MissionPutBody(request.body)
     let normalized = MissionID.normalized(id)
-    if let given = object["id"] {
-      guard let text = given as? String ?? (given as? NSNumber).map({ "\($0)" }),
-        MissionID.normalized(text) == normalized
-      else {
-        throw ServiceError.invalid(
-          "the body's id does not match the path's '\(Self.oneLine(id, limit: 100))'")
-      }
+    if let given = body.text("id"), MissionID.normalized(given) != normalized {
+      throw ServiceError.invalid(
+        "the body's id does not match the path's '\(Self.oneLine(id, limit: 100))'")
     }
-    object["id"] = normalized
     let existed = try writes.withLock {
       // A tracked mission is refused by the store's import (`missionTracked`, 409), which
       // owns that decision for every replace.
       let stored = try database.mission(id: normalized)
-      // A replacement keeps the mission's state unless the body names one: a PUT that only
-      // edits a title must not reopen a completed mission.
-      if let stored, object["state"] == nil { object["state"] = stored.state.rawValue }
-      let bytes = try JSONSerialization.data(withJSONObject: [object])
-      let existed = stored != nil
+      var added = JSONObjectWriter()
+      if body.object["id"] == nil { added.add("id", normalized) }
+      if let stored {
+        if body.object["state"] == nil {
+          // A replacement keeps the mission's state: a PUT that only edits a title must not
+          // reopen a completed mission.
+          added.add("state", stored.state.rawValue)
+        } else {
+          try Self.refuseStateChange(of: stored, to: body)
+        }
+      }
       try database.importMissions(
-        Array(bytes), format: .json, fileName: "body", replacingExisting: true)
+        body.importDocument(adding: added), format: .json, fileName: "body",
+        replacingExisting: true)
       try syncEngine()
-      return existed
+      return stored != nil
     }
     guard let stored = try database.mission(id: normalized) else { throw Self.noMission(id) }
     return .json("{\"mission\":\(stored.jsonObject)}", status: existed ? 200 : 201)
   }
 
+  /// Refuses (409) a replacement whose `state` differs from the stored mission's: the
+  /// lifecycle (`POST /v1/missions/{id}/ACTION`) is the only way to move a mission, with its
+  /// transition recorded. A state the import would read as open (null, empty) counts as open;
+  /// a value that is no state is left to the import to refuse (422).
+  private static func refuseStateChange(of stored: Mission, to body: MissionPutBody) throws {
+    let given: String
+    switch body.object["state"]?.value {
+    case .null, .string(""): given = MissionState.open.rawValue
+    default: given = (body.text("state") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    guard let state = MissionState(rawValue: given), state != stored.state else { return }
+    throw ServiceError.conflict(
+      "mission \(oneLine(stored.id, limit: 100)) is \(stored.state.rawValue): a PUT does not "
+        + "change its state to \(state.rawValue); use POST /v1/missions/{id}/ACTION")
+  }
+
   /// `DELETE /v1/missions/{id}`: 409 while it is tracked.
-  func removeMission(_ id: String) throws -> HTTPResponse {
+  func removeMission(_ request: HTTPRequest) throws -> HTTPResponse {
+    let id = request.parameter("id")
     try writes.withLock {
       try refuseRemovingWhileTracked(id)
       guard try database.removeMission(id: id) else { throw Self.noMission(id) }
@@ -158,29 +177,10 @@ extension MissionService {
     return .json(body.result)
   }
 
-  /// `POST /v1/missions/{id}/ACTION` and the exports under `/v1/missions/{id}/`.
-  func missionResource(_ id: String, _ name: String, _ request: HTTPRequest) throws
-    -> HTTPResponse
-  {
-    if let action = MissionAction(rawValue: name), action != .arrive {
-      try allow(request, ["POST"])
-      return try perform(action, on: id)
-    }
-    guard ["track", "events", "report.svg"].contains(name) else {
-      // Not a resource with any method (`arrive` is the tracker's own): 404, not 405.
-      throw ServiceError.notFound("no such resource: \(Self.oneLine(request.path, limit: 200))")
-    }
-    try allow(request, ["GET"])
-    switch name {
-    case "track": return try track(id, request)
-    case "events": return try missionEvents(id)
-    default: return try report(id)
-    }
-  }
-
-  private func perform(_ action: MissionAction, on id: String) throws -> HTTPResponse {
+  /// `POST /v1/missions/{id}/ACTION`: one transition.
+  func perform(_ action: MissionAction, _ request: HTTPRequest) throws -> HTTPResponse {
     let engine = self.engine
-    let normalized = MissionID.normalized(id)
+    let normalized = MissionID.normalized(request.parameter("id"))
     // The state is read before another write can change it, so that it is this action's.
     let (transition, state) = try writes.withLock {
       let transition = try AsyncBridge.wait { try await engine.apply(action, on: normalized) }

@@ -50,7 +50,10 @@ extension MissionService {
   }
 
   /// Why the service is not healthy, or nil: the database does not take a write, or the
-  /// source has been down for longer than the limit while a mission is tracked.
+  /// source has been down for longer than the limit while a mission is tracked, whatever the
+  /// reason. A mission is tracked while it is active or arrived, also when its source failed
+  /// and the engine holds no open source for it (a path that is a directory): that is the
+  /// rig that records nothing.
   package func healthProblem() -> String? {
     do {
       try database.checkWritable()
@@ -58,7 +61,7 @@ extension MissionService {
       return "database not writable: \(Self.oneLine("\(error)", limit: 300))"
     }
     let engine = self.engine
-    let tracking = (try? AsyncBridge.wait { await engine.isTracking }) ?? false
+    let tracking = (try? AsyncBridge.wait { await engine.activeMissionID != nil }) ?? false
     let view = monitor.sourceView
     if tracking, let since = view.downSince {
       let down = Date().timeIntervalSince(since)
@@ -103,7 +106,7 @@ extension MissionService {
       RejectionReason.allCases.map { (label("reason", $0.rawValue), Double(summary.count($0))) })
     metric(
       "events_total", "counter", "Events published, by type.",
-      ["fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected"].map {
+      TrackingEvent.types.map {
         (label("type", $0), Double(counts.events[$0] ?? 0))
       })
     metric(

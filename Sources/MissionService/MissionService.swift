@@ -44,6 +44,32 @@ package final class MissionService: @unchecked Sendable {
     // Nearby answers copy each mission's JSON as the directory keeps it: encoded now, not
     // in the first request.
     engine.directory.keepJSON()
+    let server = try HTTPServer(
+      host: configuration.host, port: configuration.port, limits: configuration.limits,
+      commonHeaders: commonHeaders, idlePoll: idlePoll,
+      admission: { [weak self] request in self?.admit(request) },
+      answered: { [monitor] status in monitor.noteRequest(status: status) },
+      handler: { [weak self] request in
+        guard let self else {
+          return ServiceError.unavailable("the service is shutting down").response
+        }
+        return self.respond(to: request)
+      })
+    self.server = server
+    startForwardingEvents()
+    let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+    return "http://\(host):\(server.port)"
+  }
+
+  /// Starts all that `start()` starts but the listener, for requests answered in-process
+  /// (`respond(to:)`, in tests).
+  func startWithoutListening() {
+    engine.directory.keepJSON()
+    startForwardingEvents()
+  }
+
+  /// The headers of every response (the server adds them).
+  var commonHeaders: [(String, String)] {
     var headers: [(String, String)] = [
       ("Content-Security-Policy", "default-src 'self'"),
       ("X-Content-Type-Options", "nosniff"),
@@ -53,18 +79,11 @@ package final class MissionService: @unchecked Sendable {
       headers.append(("Access-Control-Allow-Origin", origin))
       headers.append(("Vary", "Origin"))
     }
-    let server = try HTTPServer(
-      host: configuration.host, port: configuration.port, limits: configuration.limits,
-      commonHeaders: headers, idlePoll: idlePoll,
-      admission: { [weak self] request in self?.refusalBeforeBody(request) },
-      answered: { [monitor] status in monitor.noteRequest(status: status) },
-      handler: { [weak self] request in
-        guard let self else {
-          return ServiceError.unavailable("the service is shutting down").response
-        }
-        return self.respond(to: request)
-      })
-    self.server = server
+    return headers
+  }
+
+  /// The engine's events to the monitor and the event hub, and the hub's own loop.
+  private func startForwardingEvents() {
     let engine = self.engine
     let monitor = self.monitor
     let hub = self.hub
@@ -76,8 +95,6 @@ package final class MissionService: @unchecked Sendable {
         }
       })
     tasks.append(Task { await hub.run() })
-    let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-    return "http://\(host):\(server.port)"
   }
 
   /// Whether `stop()` has begun.
@@ -94,239 +111,6 @@ package final class MissionService: @unchecked Sendable {
     for task in tasks { task.cancel() }
     for task in tasks { await task.value }
     tasks = []
-  }
-
-  // MARK: - Requests
-
-  private func respond(to request: HTTPRequest) -> HTTPResponse {
-    let response: HTTPResponse
-    do {
-      response = try route(request)
-    } catch {
-      response = Self.serviceError(error).response
-    }
-    monitor.noteRequest(status: response.status)
-    return response
-  }
-
-  /// The 401 or 403 (or 503) for a request whose body is still to come, so that a client
-  /// without the token is refused before the server reads, and holds, up to 16 MiB of it.
-  private func refusalBeforeBody(_ request: HTTPRequest) -> HTTPResponse? {
-    do {
-      if isStopping { throw ServiceError.unavailable("the service is shutting down") }
-      try refuseMalformedHeaders(request)
-      if request.path != "/healthz" {
-        try refuseForeignPages(request)
-        try authorize(request)
-      }
-      return nil
-    } catch {
-      let response = Self.serviceError(error).response
-      monitor.noteRequest(status: response.status)
-      return response
-    }
-  }
-
-  private func route(_ request: HTTPRequest) throws -> HTTPResponse {
-    if isStopping { throw ServiceError.unavailable("the service is shutting down") }
-    let path = request.path
-    try refuseMalformedHeaders(request)
-    // A browser's CORS preflight never carries credentials, so it is answered before the
-    // token check; it reveals nothing but the allowed methods and headers.
-    if request.method == "OPTIONS", configuration.corsOrigin != nil {
-      return HTTPResponse(
-        status: 204, contentType: "text/plain", body: [],
-        headers: [
-          ("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS"),
-          ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
-        ])
-    }
-    if path != "/healthz" {
-      try refuseForeignPages(request)
-      if let login = try signIn(request) { return login }
-      try authorize(request)
-    }
-    let parts = request.segments
-    switch (parts.count, parts.dropFirst().first ?? "") {
-    case (2, ""):
-      try allow(request, ["GET"])
-      return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", text: MapPage.html)
-    case (2, "map.js"):
-      try allow(request, ["GET"])
-      return HTTPResponse(
-        status: 200, contentType: "text/javascript; charset=utf-8", text: MapPage.script)
-    case (2, "map.css"):
-      try allow(request, ["GET"])
-      return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: MapPage.style)
-    case (2, "favicon.ico"):
-      // Browsers ask for it; there is none, and a 404 would only fill their logs.
-      try allow(request, ["GET"])
-      return HTTPResponse(status: 204, contentType: "image/x-icon", body: [])
-    case (2, "healthz"):
-      try allow(request, ["GET"])
-      return health()
-    case (2, "metrics"):
-      try allow(request, ["GET"])
-      return try metrics()
-    default: break
-    }
-    guard parts.count >= 3, parts[1] == "v1" else {
-      throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
-    }
-    switch (parts.count, parts[2]) {
-    case (3, "status"):
-      try allow(request, ["GET"])
-      return try status()
-    case (3, "events"):
-      try allow(request, ["GET"])
-      return try events(request)
-    case (3, "missions"):
-      try allow(request, ["GET", "POST"])
-      return request.isRead ? try missions(request) : try importMissions(request)
-    case (4, "missions"):
-      try allow(request, ["GET", "PUT", "DELETE"])
-      // HEAD is a GET without the body: it must never reach PUT or DELETE.
-      if request.isRead { return try mission(parts[3]) }
-      if request.method == "PUT" { return try replaceMission(parts[3], request) }
-      return try removeMission(parts[3])
-    case (5, "missions"):
-      return try missionResource(parts[3], parts[4], request)
-    default:
-      throw ServiceError.notFound("no such resource: \(Self.oneLine(path, limit: 200))")
-    }
-  }
-
-  /// Refuses, as HTTP requires (400), a header name with whitespace before its colon (RFC
-  /// 9112 §5.1: `Host : x` is not read as `Host` here, but a proxy in front may read it so)
-  /// and a `Host` that breaks RFC 9112 §3.2: none from an HTTP/1.1 client (any version
-  /// after 1.0, which libmicrohttpd serves as 1.1), more than one line, or a value that
-  /// cannot be a host and port (empty, or with a space or a control character). Either
-  /// lets a proxy in front of the service read another host than the one checked here.
-  /// (libmicrohttpd ends a value at a NUL and keeps no more of it, so a NUL inside a Host
-  /// cannot be seen.)
-  private func refuseMalformedHeaders(_ request: HTTPRequest) throws {
-    if let name = request.spacedHeaderName {
-      throw ServiceError.badRequest(
-        "header '\(Self.oneLine(name, limit: 100))' has whitespace before its colon")
-    }
-    if request.hostLines > 1 {
-      throw ServiceError.badRequest("\(request.hostLines) Host header lines: send one")
-    }
-    guard let host = request.header("host") else {
-      if request.version != "HTTP/1.0" {
-        throw ServiceError.badRequest("an HTTP/1.1 request needs a Host header")
-      }
-      return
-    }
-    if host.isEmpty || host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
-      throw ServiceError.badRequest(
-        "Host '\(Self.oneLine(host, limit: 100))' is not a host name or address")
-    }
-  }
-
-  /// Refuses what a web page elsewhere can make a browser send without asking: on a
-  /// loopback listener without a token, a `Host` that is not loopback (DNS rebinding; with
-  /// a token the page lacks it anyway, and a reverse proxy may pass its own name), and for
-  /// a write, an `Origin` that is neither this service nor `--cors-origin` (cross-site
-  /// request forgery: any page can POST a form to `/v1/missions/ID/cancel`).
-  private func refuseForeignPages(_ request: HTTPRequest) throws {
-    let host = request.header("host")
-    if configuration.listensOnLoopback, configuration.token == nil, let host,
-      !Self.isLoopbackHost(host)
-    {
-      throw ServiceError.forbidden(
-        "Host '\(Self.oneLine(host, limit: 100))' is not this loopback service's address")
-    }
-    guard !request.isRead, request.method != "OPTIONS", let origin = request.header("origin")
-    else { return }
-    if origin == configuration.corsOrigin { return }
-    if let host, origin == "http://\(host)" { return }
-    throw ServiceError.forbidden(
-      "a \(request.method) from the page at '\(Self.oneLine(origin, limit: 100))' is refused")
-  }
-
-  /// Whether a `Host` header names a loopback address (`127.x.y.z`, `[::1]`, `localhost`),
-  /// with or without a port.
-  static func isLoopbackHost(_ host: String) -> Bool {
-    var name = Substring(host.lowercased())
-    if name.hasPrefix("[") {
-      name = name.dropFirst().prefix { $0 != "]" }
-    } else if let colon = name.lastIndex(of: ":") {
-      name = name[..<colon]
-    }
-    if name == "localhost" || name == "::1" { return true }
-    var address = in_addr()
-    return name.hasPrefix("127.") && inet_pton(AF_INET, String(name), &address) == 1
-  }
-
-  /// The name of the cookie that carries the token for the map page (a browser's
-  /// `EventSource` cannot send an `Authorization` header).
-  static let tokenCookie = "missiontrack_token"
-
-  /// `GET /?token=TOKEN` with the right token: a redirect to `/` that sets the token as an
-  /// HttpOnly, SameSite=Strict cookie, so the map page and its event stream work with
-  /// `--token-file` and the token leaves the address bar. Nil for any other request.
-  /// - Throws: `ServiceError.unauthorized` for a wrong token.
-  private func signIn(_ request: HTTPRequest) throws -> HTTPResponse? {
-    guard let token = configuration.token, request.path == "/", request.isRead,
-      let given = request.query["token"]
-    else { return nil }
-    guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
-      throw ServiceError.unauthorized("wrong token")
-    }
-    return HTTPResponse(
-      status: 303, contentType: "text/plain; charset=utf-8", text: "signed in\n",
-      headers: [
-        ("Location", "/"),
-        ("Set-Cookie", "\(Self.tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict"),
-      ])
-  }
-
-  /// The value of cookie `name` in the request's `Cookie` header.
-  private func cookie(_ name: String, in request: HTTPRequest) -> String? {
-    for pair in (request.header("cookie") ?? "").split(separator: ";") {
-      let parts = pair.split(separator: "=", maxSplits: 1)
-      if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-        return parts[1].trimmingCharacters(in: .whitespaces)
-      }
-    }
-    return nil
-  }
-
-  private func authorize(_ request: HTTPRequest) throws {
-    guard let token = configuration.token else { return }
-    if let given = cookie(Self.tokenCookie, in: request),
-      Self.constantTimeEqual(Array(given.utf8), Array(token.utf8))
-    {
-      return
-    }
-    // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared exactly.
-    let given = Array((request.header("authorization") ?? "").utf8)
-    let scheme = Array("bearer ".utf8)
-    guard given.count > scheme.count,
-      given.prefix(scheme.count).map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 }),
-      Self.constantTimeEqual(Array(given.dropFirst(scheme.count)), Array(token.utf8))
-    else {
-      throw ServiceError.unauthorized("a valid 'Authorization: Bearer TOKEN' header is required")
-    }
-  }
-
-  /// Whether `a` and `b` are equal, in time that depends on their lengths only.
-  static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-    for index in 0..<max(a.count, b.count) {
-      let x = index < a.count ? a[index] : 0
-      let y = index < b.count ? b[index] : 0
-      difference |= x ^ y
-    }
-    return difference == 0 && a.count == b.count
-  }
-
-  func allow(_ request: HTTPRequest, _ methods: [String]) throws {
-    let effective = request.isRead ? "GET" : request.method
-    guard methods.contains(effective) else {
-      throw ServiceError.methodNotAllowed(request.method, allowed: methods)
-    }
   }
 
   // MARK: - Errors

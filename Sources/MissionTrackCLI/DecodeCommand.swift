@@ -18,12 +18,14 @@ enum DecodeCommand: Command {
       Reads TRACE (a file, a named pipe, a tty, or - for standard input), detects its
       format from content (NMEA 0183, gpsd JSON from gpspipe -w, GPX) and prints every
       decoded fix before any cleaning, one JSON object per line:
-        {"time","lat","lon","alt_m","mode","eph_m","speed_mps","course_deg","source"}
+        {"time","lat","lon","alt_m","mode","eph_m","speed_mps","course_deg","source","kind"}
       Absent values are omitted. time is RFC 3339 UTC; mode is 2 (2D) or 3 (3D); eph_m is
       the horizontal accuracy in metres. All NMEA sentences of one epoch (same time of day)
       are one fix. GPX points without <time> (planned routes, saved tracks) are printed too,
-      without "time", and so are waypoints. A summary goes to standard error: records read,
-      fixes, untimed points, skipped by reason.
+      without "time", and so are waypoints. kind tells a GPX point that is not a track point:
+      "waypoint" for a <wpt>, "route" for an <rtept>; track points and NMEA or gpsd fixes
+      have none. A summary goes to standard error: records read, fixes, untimed points,
+      skipped by reason.
 
     OPTIONS
       --date YYYY-MM-DD   UTC date for NMEA logs without any RMC/ZDA date (GGA/GLL only).

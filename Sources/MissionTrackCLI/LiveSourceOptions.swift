@@ -41,20 +41,25 @@ struct LiveSourceOptions {
     return ("gpsd", gpsd ?? "localhost:\(GPSDFixSource.defaultPort)")
   }
 
-  /// The source the flags name (nothing is opened until it is iterated).
+  /// The source the flags name (nothing is opened until it is iterated); with
+  /// `retryingUnusable`, a receiver that cannot be used (a directory) is retried for ever
+  /// instead of failing (`serve`).
   /// - Throws: `CLIError.usage` for flags that exclude each other or a bad value.
-  func source() throws -> any FixSource {
+  func source(retryingUnusable: Bool = false) throws -> any FixSource {
+    var retryPolicy = RetryPolicy.standard
+    retryPolicy.retriesUnusableReceivers = retryingUnusable
     if nmea != nil && (gpsd != nil || device != nil) {
       throw CLIError.usage("--nmea and --gpsd/--device exclude each other")
     }
     if baud != nil && nmea == nil { throw CLIError.usage("--baud goes with --nmea") }
     do {
       if let nmea {
-        return try NMEADeviceSource(path: nmea, baud: baud, silenceTimeout: .seconds(silence))
+        return try NMEADeviceSource(
+          path: nmea, baud: baud, retryPolicy: retryPolicy, silenceTimeout: .seconds(silence))
       }
       return try GPSDFixSource(
         endpoint: gpsd ?? "localhost:\(GPSDFixSource.defaultPort)", device: device,
-        silenceTimeout: .seconds(silence))
+        retryPolicy: retryPolicy, silenceTimeout: .seconds(silence))
     } catch {
       throw CLIError.usage("\(error)")
     }

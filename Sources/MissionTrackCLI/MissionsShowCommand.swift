@@ -18,10 +18,11 @@ enum MissionsShowCommand: Command {
     DESCRIPTION
       Prints the mission's fields, its lifecycle transitions (the audit log, oldest first,
       with their times), how many fixes its recorded track holds and whether the worker is
-      inside its geofence (and since when). With --json, one JSON object: the fields of
-      'missions list --json' plus
+      inside its geofence (and since when; unknown before any fix). With --json, one JSON
+      object: the fields of 'missions list --json' plus
         "track_fixes"  number of delivered fixes stored
         "inside"       true/false: the stored geofence state
+        "fence"        inside, outside, or unknown before any fix (as the service says)
         "inside_since" RFC 3339 time of the enter, when inside
         "transitions"  [{"action","from","to","time"}, …]
 
@@ -52,15 +53,16 @@ enum MissionsShowCommand: Command {
       }
       return (
         mission, try database.transitions(ofMission: id), try database.track(ofMission: id).count,
-        try database.fenceStates(ofMission: id)[id] ?? FenceState()
+        try database.fenceStates(ofMission: id)[id]
       )
     }
     if json {
       var out = String(mission.jsonObject.dropLast())
       var extra = JSONObjectWriter()
       extra.add("track_fixes", fixCount)
-      extra.add("inside", fence.isInside)
-      extra.addIfPresent("inside_since", fence.insideSince.map { UTCTime.format($0) })
+      extra.add("inside", fence?.isInside == true)
+      extra.add("fence", FenceState.position(fence, trackFixes: fixCount))
+      extra.addIfPresent("inside_since", fence?.insideSince.map { UTCTime.format($0) })
       let log = transitions.map(\.jsonObject).joined(separator: ",")
       extra.addRaw("transitions", json: "[" + log + "]")
       out += "," + extra.result.dropFirst()
@@ -79,10 +81,9 @@ enum MissionsShowCommand: Command {
       "  geofence   \(formatMeters(mission.geofenceRadiusMeters)) radius",
       "  deadline   \(mission.deadline.map { UTCTime.format($0) } ?? "-")",
       "  track      \(fixCount) fix\(fixCount == 1 ? "" : "es")",
-      "  fence      "
-        + (fence.isInside
-          ? "inside" + (fence.insideSince.map { " since \(UTCTime.format($0))" } ?? "")
-          : "outside"),
+      "  fence      " + FenceState.position(fence, trackFixes: fixCount)
+        + (fence?.isInside == true
+          ? fence?.insideSince.map { " since \(UTCTime.format($0))" } ?? "" : ""),
       "  transitions",
     ]
     if transitions.isEmpty { lines.append("    (none)") }

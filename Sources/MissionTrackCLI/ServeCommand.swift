@@ -50,7 +50,8 @@ enum ServeCommand: Command {
       --idle-timeout S       Close a connection idle for S seconds, also one that stalls
                              mid-request (default 30).
       --source-down-limit S  /healthz fails once the source has been down S seconds while
-                             tracking (default 30).
+                             tracking (default 30), whatever the reason; a source that
+                             cannot be opened (a directory) is retried meanwhile.
       --replay TRACE...      Replay these traces (GPX, NMEA, gpsd JSON) as the receiver.
       --speed X              With --replay: pace fixes at X times real time (default: as
                              fast as possible).
@@ -110,7 +111,9 @@ enum ServeCommand: Command {
     }
     let source: any FixSource
     if traces.isEmpty {
-      source = try live.source()
+      // A service keeps trying a source it cannot use until the operator fixes it (while
+      // /healthz fails), where `track` fails at once.
+      source = try live.source(retryingUnusable: true)
       (configuration.sourceKind, configuration.sourceDetail) = live.description
     } else {
       let pacing: TraceReplaySource.Pacing = speed.map { .realTime(speed: $0) } ?? .asFastAsPossible

@@ -40,6 +40,12 @@ public struct TrackingEvent: Sendable, Hashable {
     self.kind = kind
   }
 
+  /// Every `type` an event can have, in the order of `Kind`: the one list that `/metrics`
+  /// counts by and the live map page listens for.
+  package static let types = [
+    "fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected",
+  ]
+
   /// The `type` member of the JSON line: `fix`, `enter`, `dwell`, `exit`, `crossed`,
   /// `state`, `source` or `rejected`.
   public var type: String {

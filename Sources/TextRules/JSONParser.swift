@@ -1,11 +1,15 @@
 /// A small RFC 8259 parser that keeps line numbers: mission files report bad records by line.
+/// Also the service's reader of a `PUT` body, so that it reads JSON as an import does.
 package struct JSONParser {
   /// Why parsing failed, and on which line.
   package struct Failure: Error {
-    /// The 1-based line where the parser stopped.
+    /// The 1-based line of the failure.
     package let line: Int
-    /// What is wrong, for people.
+    /// What is wrong, in one line.
     package let reason: String
+    /// Whether the text is JSON but an object repeats a name (refused as a bad value, not as
+    /// bad syntax: RFC 8259 allows it, mission files do not).
+    package var isDuplicateKey = false
   }
 
   private let bytes: [UInt8]
@@ -227,7 +231,8 @@ package struct JSONParser {
       if let first = seen[key] {
         throw Failure(
           line: keyLine,
-          reason: "duplicate key '\(key)' in one object (first on line \(first))")
+          reason: "duplicate key '\(key)' in one object (first on line \(first))",
+          isDuplicateKey: true)
       }
       seen[key] = keyLine
       skipSpace()

@@ -8,9 +8,10 @@ import MissionTracking
 /// are usually places, not a trace). Nothing is ever invented: in the fix form a point without
 /// a time is skipped and counted as `"no time"`. Three forms read the same document:
 /// - fixes (`decode(_:into:)` for `[Fix]`): timed points only, what replay uses;
-/// - records (`[TraceRecord]`): every point of every kind in document order, timed ones as
-///   fixes and untimed ones as `.untimed(GPXPoint)`, counted in `statistics.untimedPoints`
-///   (what `missiontrack decode` prints);
+/// - records (`[TraceRecord]`): every point of every kind in document order, timed track
+///   points as `.fix`, timed waypoints and route points as `.nonTrackFix` with their kind, and
+///   untimed ones as `.untimed(GPXPoint)`, counted in `statistics.untimedPoints` (what
+///   `missiontrack decode` prints);
 /// - points (`[GPXPoint]`): every point as written, with its optional time, track and segment
 ///   (for giving an untimed route times along the path).
 ///
@@ -88,9 +89,10 @@ public struct GPXDecoder: TraceDecoder {
     try end()
   }
 
-  /// Decodes `chunk` and appends every complete point as a record: a fix when it has a time,
-  /// else `.untimed` (counted in `statistics.untimedPoints`). Waypoints are included; points
-  /// that say `<fix>none</fix>` are skipped as `"no fix"`.
+  /// Decodes `chunk` and appends every complete point as a record: a fix when it has a time
+  /// (`.fix` for a track point, `.nonTrackFix` for a waypoint or route point), else `.untimed`
+  /// (counted in `statistics.untimedPoints`). Waypoints are included; points that say
+  /// `<fix>none</fix>` are skipped as `"no fix"`.
   /// - Throws: As `decode(_:into:)` for fixes.
   public mutating func decode(_ chunk: UnsafeRawBufferPointer, into records: inout [TraceRecord])
     throws(TraceError)
@@ -180,7 +182,7 @@ public struct GPXDecoder: TraceDecoder {
       if point.fixMode == .noFix {
         mapping.statistics.skip("no fix")
       } else if let fix = point.fix() {
-        records.append(.fix(fix))
+        records.append(point.kind == .trackPoint ? .fix(fix) : .nonTrackFix(fix, kind: point.kind))
         mapping.statistics.fixes += 1
       } else {
         records.append(.untimed(point))

@@ -336,7 +336,7 @@ private final class ReplayState: @unchecked Sendable {
     for record in records {
       var fix: Fix?
       switch record {
-      case .fix(let timed): fix = timed
+      case .fix(let timed), .nonTrackFix(let timed, _): fix = timed
       case .untimed(let point):
         if point.kind == .waypoint && !timing.includesWaypoints { continue }
         let time =

@@ -1,4 +1,6 @@
 import Foundation
+import MissionProximity
+import MissionTracking
 import ServiceTestSupport
 import Testing
 
@@ -60,6 +62,48 @@ extension ServeSuite {
       let scaleBar = try #require(MapPageBrowser.startTag(id: "scale-bar", in: dom))
       #expect(MapPageBrowser.attribute("data-meters", of: scaleBar).flatMap(Double.init) != nil)
 
+      // The fence, its exit ring, the scale bar, the track and the worker are drawn where the
+      // service's geometry for the map's size puts them.
+      let map = try #require(MapPageBrowser.startTag(id: "map", in: dom))
+      let size = try #require(MapPageBrowser.attribute("viewBox", of: map)).split(separator: " ")
+      try #require(size.count == 4, "viewBox of #map: \(size)")
+      let geometry = try RawHTTP.request(
+        port: server.port, "GET", "/map.json?width=\(size[2])&height=\(size[3])&mission=sig-101")
+      try #require(geometry.status == 200, "map.json: \(geometry.status) \(geometry.text)")
+      let drawn = try #require(geometry.json)
+      // The page rounds what it draws to 0.01 px.
+      func expectDrawn(_ shown: String?, at value: Any?, _ what: String) {
+        let drawnValue = shown.flatMap(Double.init) ?? .nan
+        let served = (value as? NSNumber)?.doubleValue ?? .nan
+        #expect(
+          abs(served - drawnValue) <= 0.0051,
+          "\(what): drawn \(shown ?? "nothing"), served \(served)")
+      }
+      func attribute(_ name: String, of tag: String) -> String? {
+        MapPageBrowser.attribute(name, of: tag)
+      }
+      let ring = try #require(drawn["fence"] as? [String: Any])
+      let origin = try #require(drawn["origin"] as? [String: Any])
+      expectDrawn(attribute("r", of: margin), at: ring["exit_radius_px"], "exit ring radius")
+      expectDrawn(attribute("cx", of: margin), at: origin["x"], "exit ring x")
+      expectDrawn(attribute("cy", of: margin), at: origin["y"], "exit ring y")
+      expectDrawn(attribute("r", of: fence), at: ring["radius_px"], "fence radius")
+      let bar = try #require(drawn["scale_bar"] as? [String: Any])
+      expectDrawn(attribute("data-meters", of: scaleBar), at: bar["meters"], "scale bar metres")
+      expectDrawn(attribute("data-px", of: scaleBar), at: bar["px"], "scale bar length")
+      let points = try #require(drawn["track"] as? [[String: Any]])
+      #expect(points.count == track.count)
+      let line = try #require(MapPageBrowser.startTag(containing: "class=\"track\"", in: dom))
+      let firstPoint = try #require(attribute("points", of: line)?.split(separator: " ").first)
+      let firstXY = firstPoint.split(separator: ",").map(String.init)
+      try #require(firstXY.count == 2)
+      expectDrawn(firstXY[0], at: points.first?["x"], "first track point x")
+      expectDrawn(firstXY[1], at: points.first?["y"], "first track point y")
+      let halo = try #require(MapPageBrowser.startTag(containing: "class=\"halo\"", in: dom))
+      let served = drawn["worker"] as? [String: Any]
+      expectDrawn(attribute("cx", of: halo), at: served?["x"], "worker x")
+      expectDrawn(attribute("cy", of: halo), at: served?["y"], "worker y")
+
       // The status names the active mission; the event list holds the mission's events.
       let status = try #require(MapPageBrowser.startTag(id: "status", in: dom))
       #expect(MapPageBrowser.attribute("data-active-mission", of: status) == "sig-101")
@@ -109,6 +153,123 @@ extension ServeSuite {
       #expect(!MapPage.script.contains("setAttribute('style'"))
       #expect(!MapPage.script.contains("innerHTML"))
       #expect(!MapPage.script.contains("eval("))
+      // The geometry comes from the service: no geodesy in the script.
+      for formula in ["Math.asin", "Math.PI / 180", "6371008"] {
+        #expect(!MapPage.script.contains(formula), "map.js computes \(formula)")
+      }
+
+      // The map's geometry needs the map's size, and names only a mission there is.
+      let noSize = try RawHTTP.request(port: server.port, "GET", "/map.json")
+      #expect(noSize.status == 400, "\(noSize.text)")
+      let unknown = try RawHTTP.request(
+        port: server.port, "GET", "/map.json?width=800&height=600&mission=no-such-mission")
+      #expect(unknown.status == 404, "\(unknown.text)")
+      let empty = try RawHTTP.request(port: server.port, "GET", "/map.json?width=800&height=600")
+      #expect(empty.status == 200 && empty.text.hasPrefix(#"{"center":"#), "\(empty.text)")
+    }
+
+    /// The page listens for the engine's event types, the one list (`TrackingEvent.types`),
+    /// which names the type of an event of every kind.
+    @Test func pageListensForEveryEventTypeOfTheEngine() throws {
+      let time = Date(timeIntervalSince1970: 1_700_000_000)
+      let fix = Fix(
+        time: time, coordinate: try Coordinate(latitude: 1, longitude: 2), source: "test")
+      let kinds: [TrackingEvent.Kind] = [
+        .fix(fix, distanceToMissionMeters: 1, travelledMeters: 0),
+        .enter(fenceID: "m", distanceMeters: 1, initial: false),
+        .dwell(fenceID: "m", dwellSeconds: 1),
+        .exit(fenceID: "m", distanceMeters: 70), .crossed(fenceID: "m", closestDistanceMeters: 3),
+        .state(from: .accepted, to: .active), .source(.connected, detail: ""),
+        .rejected(reason: "stale", count: 2),
+      ]
+      let types = kinds.map { TrackingEvent(time: time, missionID: "m", kind: $0).type }
+      #expect(types == TrackingEvent.types)
+      #expect(MapPage.html.contains(#"data-event-types="\#(types.joined(separator: " "))""#))
+      #expect(!MapPage.html.contains(MapPage.eventTypesPlaceholder))
+    }
+
+    /// The map fits the focus fence's exit ring (radius + max(20 m, 20 %)) with the report's
+    /// land around it and the track, at one scale, centred on the mission.
+    @Test func mapGeometryFitsTheExitRingAndTheTrack() throws {
+      let mission = Mission(
+        id: "m-1", coordinate: try Coordinate(latitude: 48.85, longitude: 2.35),
+        geofenceRadiusMeters: 100)
+      // 0.01° of latitude north of the mission: 1,112 m, beyond the ring's 120 m × 1.35.
+      let north = try Coordinate(latitude: 48.86, longitude: 2.35)
+      let track = [mission.coordinate, north].enumerated().map { index, coordinate in
+        Fix(time: Date(timeIntervalSince1970: Double(index)), coordinate: coordinate, source: "t")
+      }
+      let geometry = MapPageGeometry(
+        width: 600, height: 400, focus: mission, track: track, missions: [mission],
+        listCenter: mission.coordinate)
+      let json = try #require(
+        try JSONSerialization.jsonObject(with: Data(geometry.json.utf8)) as? [String: Any])
+      func number(_ object: Any?, _ key: String) -> Double {
+        ((object as? [String: Any])?[key] as? NSNumber)?.doubleValue ?? .nan
+      }
+      let scale = number(json, "px_per_m")
+      #expect(number(json["fence"], "exit_radius_m") == 120)
+      #expect(abs(number(json["fence"], "exit_radius_px") - 120 * scale) < 1e-9)
+      // The box: 162 m below the mission to the last fix at 1,112 m above, in 400 − 2 × 56 px.
+      let span = 162 + mission.coordinate.distance(to: north)
+      #expect(abs(scale - 288 / span) < 1e-6 * scale)
+      // Page points are sent to 0.01 px.
+      let origin = json["origin"]
+      let worker = json["worker"]
+      #expect(abs(number(origin, "x") - 300) <= 0.005)
+      #expect(abs(number(worker, "x") - 300) <= 0.005)
+      #expect(
+        abs(
+          number(origin, "y") - number(worker, "y") - mission.coordinate.distance(to: north) * scale
+        ) <= 0.01)
+      #expect(
+        abs(number(worker, "from_list_center_m") - mission.coordinate.distance(to: north)) < 1e-6)
+      let bar = number(json["scale_bar"], "px")
+      #expect(bar <= 170 && bar > 170 / 2.5)
+    }
+
+    /// `Tools/lint`'s ESLint, with the project's rules, passes map.js and catches a name
+    /// that is not defined planted in it.
+    @Test(.enabled(if: MapPageBrowser.eslint != nil, "eslint is not installed: skipped"))
+    func linterPassesTheScriptAndCatchesAPlantedError() throws {
+      let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+      let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("maplint-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      let script = try String(
+        contentsOf: root.appendingPathComponent("Sources/MissionService/MapPage/map.js"),
+        encoding: .utf8)
+      let planted = script.replacingOccurrences(
+        of: "function renderMap() {", with: "function renderMap() {\n    undefinedThing += 1;")
+      #expect(planted != script)
+      var results: [(status: Int32, output: String)] = []
+      for (name, text) in [("clean.js", script), ("planted.js", planted)] {
+        try text.write(
+          to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(MapPageBrowser.eslint))
+        process.arguments = [
+          "--no-eslintrc", "-c", root.appendingPathComponent("Tools/map.eslintrc.json").path,
+          "-f", "unix", "--max-warnings", "0", name,
+        ]
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["NODE_PATH"] = "/usr/share/nodejs"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(
+          decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        results.append((process.terminationStatus, output))
+      }
+      #expect(results[0].status == 0, "map.js: \(results[0].output)")
+      #expect(results[1].status != 0)
+      #expect(results[1].output.contains("'undefinedThing' is not defined"), "\(results[1].output)")
     }
   }
 }
@@ -129,6 +290,15 @@ enum MapPageBrowser {
       }
     }
     return nil
+  }()
+
+  /// ESLint on the PATH (`Tools/lint`'s JavaScript linter), nil when absent.
+  static let eslint: String? = {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+      .split(separator: ":")
+    return directories.map { "\($0)/eslint" }.first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
   }()
 
   /// Polls the mission until it has fixes and their count has not changed for a second.

@@ -76,4 +76,26 @@ enum ServiceCheck {
     guard let response = try? get(server, "/healthz") else { return false }
     return response.status == 200 && response.text == "ok\n"
   }
+
+  /// `GET path` (or `method`) on an in-process `service`.
+  static func get(
+    _ service: InProcessService, _ path: String, method: String = "GET",
+    headers: [String: String] = [:]
+  ) async throws -> RawHTTP.Response {
+    try await service.request(method, path, headers: headers)
+  }
+
+  /// `method path` on an in-process `service` with a text body of `contentType`.
+  static func send(
+    _ service: InProcessService, _ method: String, _ path: String, contentType: String?,
+    _ text: String
+  ) async throws -> RawHTTP.Response {
+    try await service.send(method, path, contentType: contentType, text)
+  }
+
+  /// Whether `/healthz` of an in-process `service` answers 200 `ok`.
+  static func healthy(_ service: InProcessService) async -> Bool {
+    guard let response = try? await get(service, "/healthz") else { return false }
+    return response.status == 200 && response.text == "ok\n"
+  }
 }

@@ -2,10 +2,14 @@ import Foundation
 import ServiceTestSupport
 import Testing
 
+@testable import MissionService
+
 extension ServeSuite {
   /// The service as a long-running process: metrics and status follow tracking, the replay
   /// source restarts for each mission, one tracker per database, a clean and quick SIGTERM,
-  /// and a client too slow for the event stream is dropped without slowing tracking.
+  /// and a client too slow for the event stream is dropped without slowing tracking. Metrics,
+  /// status and the replay's restart are answered in-process (`InProcessService`); the rest
+  /// needs the process (signals, sockets, systemd, the CLI's housekeeping).
   @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
   struct ServiceOperationsTests {
     private func post(_ server: ServeProcess, _ path: String) throws -> RawHTTP.Response {
@@ -19,6 +23,21 @@ extension ServeSuite {
             && $0.data.contains(#""mission_id":"\#(mission)""#)
         }
       }
+    }
+
+    /// Whether the stored events of `mission` end its source (the replay read to its end)
+    /// within `timeout` seconds.
+    private func ended(_ server: InProcessService, mission: String, timeout: Double = 60)
+      async throws
+      -> Bool
+    {
+      let deadline = Date().addingTimeInterval(timeout)
+      while Date() < deadline {
+        let events = try await server.request("GET", "/v1/missions/\(mission)/events").text
+        if events.contains(#""status":"ended""#) { return true }
+        try await Task.sleep(for: .milliseconds(200))
+      }
+      return false
     }
 
     /// The samples of a Prometheus text exposition, checked line by line.
@@ -41,18 +60,18 @@ extension ServeSuite {
 
     @Test func metricsAndStatusFollowAReplayedMission() async throws {
       let sandbox = try ServiceSandbox()
-      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
-      defer { server.stop() }
-      let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
-      #expect(try post(server, "/v1/missions/sig-101/accept").status == 200)
-      #expect(try post(server, "/v1/missions/sig-101/start").status == 200)
-      #expect(await ended(events, mission: "sig-101"))
-      let stored = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101/events")
+      let server = try await InProcessService(sandbox, replay: ServiceSandbox.walkGPX)
+      // A subscriber of the live events, held open to the end (`sse_clients`).
+      let events = try server.service.hub.subscribe(after: 0, missionID: nil)
+      #expect(try await server.request("POST", "/v1/missions/sig-101/accept").status == 200)
+      #expect(try await server.request("POST", "/v1/missions/sig-101/start").status == 200)
+      #expect(try await ended(server, mission: "sig-101"))
+      let stored = try await server.request("GET", "/v1/missions/sig-101/events")
       let lines = stored.text.split(separator: "\n")
       let fixes = lines.filter { $0.contains(#""type":"fix""#) }.count
       #expect(fixes > 50)
 
-      let metrics = try RawHTTP.request(port: server.port, "GET", "/metrics")
+      let metrics = try await server.request("GET", "/metrics")
       #expect(metrics.status == 200)
       #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
       let values = samples(metrics.text)
@@ -63,7 +82,7 @@ extension ServeSuite {
       #expect(values["missiontrack_sse_clients"] == 1)
       #expect(values.keys.contains(#"missiontrack_fixes_rejected_total{reason="outlier"}"#))
 
-      let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+      let status = try await server.request("GET", "/v1/status")
       let source = status.json?["source"] as? [String: Any]
       #expect(source?["kind"] as? String == "replay")
       let lastFix = lines.last { $0.contains(#""type":"fix""#) }
@@ -74,6 +93,8 @@ extension ServeSuite {
         as? String
       #expect(source?["last_fix_time"] as? String == lastTime)
       #expect((status.json?["missions"] as? [String: Int])?["arrived"] == 1)
+      events.close()
+      await server.stop()
     }
 
     /// A port already served is refused, with one line, also to a second `serve` on another
@@ -143,27 +164,28 @@ extension ServeSuite {
 
     @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() async throws {
       let sandbox = try ServiceSandbox()
-      let server = try sandbox.serve(["--replay", ServiceSandbox.walkGPX])
-      defer { server.stop() }
+      let server = try await InProcessService(sandbox, replay: ServiceSandbox.walkGPX)
       // A second tracker on the same database is refused, naming the holder.
       let second = try ServeProcess.run(
         ["serve", "--db", sandbox.databasePath, "--listen", "127.0.0.1:0"], in: sandbox.directory)
       #expect(second.status == 1)
       #expect(second.err.contains("missiontrack serve"))
 
-      let events = try SSEClient(port: server.port, path: "/v1/events?after=0")
       for mission in ["sig-101", "sig-102"] {
-        #expect(try post(server, "/v1/missions/\(mission)/accept").status == 200)
-        #expect(try post(server, "/v1/missions/\(mission)/start").status == 200)
-        #expect(await ended(events, mission: mission))
-        #expect(try post(server, "/v1/missions/\(mission)/cancel").status == 200)
-        let show = try RawHTTP.request(port: server.port, "GET", "/v1/missions/\(mission)")
+        for action in ["accept", "start"] {
+          #expect(
+            try await server.request("POST", "/v1/missions/\(mission)/\(action)").status == 200)
+        }
+        #expect(try await ended(server, mission: mission))
+        #expect(try await server.request("POST", "/v1/missions/\(mission)/cancel").status == 200)
+        let show = try await server.request("GET", "/v1/missions/\(mission)")
         // The whole walk was read again for the second mission: the same number of fixes.
         #expect(show.json?["track_fixes"] as? Int ?? 0 > 50)
       }
-      let first = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
-      let again = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-102")
+      let first = try await server.request("GET", "/v1/missions/sig-101")
+      let again = try await server.request("GET", "/v1/missions/sig-102")
       #expect(first.json?["track_fixes"] as? Int == again.json?["track_fixes"] as? Int)
+      await server.stop()
     }
 
     @Test func sigtermStopsWithinTwoSecondsWhileTrackingAndStreaming() async throws {

@@ -5,7 +5,10 @@ import Testing
 extension ServeSuite {
   /// Who may call the service and what every response tells a browser: loopback by default,
   /// a bearer token for anything else, no CORS unless asked, the content security policy
-  /// everywhere; and the flags of `serve` refuse hostile values as usage errors.
+  /// everywhere; and the flags of `serve` refuse hostile values as usage errors. The policy's
+  /// rules (token, cookie, Host, Origin, CORS) are checked in-process (`InProcessService`);
+  /// what needs the binary (flags, the token file, a refusal before the body, the server's
+  /// own headers) end to end.
   @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
   struct ServiceSecurityTests {
     static let token = "s3cret-Token-0123456789"
@@ -40,13 +43,14 @@ extension ServeSuite {
       #expect(result.err.contains("--token-file"))
     }
 
-    @Test func everyRequestButHealthzNeedsTheBearerToken() throws {
+    @Test func everyRequestButHealthzNeedsTheBearerToken() async throws {
       let sandbox = try ServiceSandbox()
-      let tokenFile = sandbox.path("token")
-      try "  \(Self.token)  \nsecond line\n".write(
-        toFile: tokenFile, atomically: true, encoding: .utf8)
-      let server = try sandbox.serve(["--token-file", tokenFile], listen: "0.0.0.0:0")
-      defer { server.stop() }
+      // As `serve --listen 0.0.0.0:… --token-file` (the file's reading is checked end to
+      // end, below).
+      let server = try await InProcessService(sandbox) {
+        $0.host = "0.0.0.0"
+        $0.token = Self.token
+      }
       let good = ["Authorization": "Bearer \(Self.token)"]
       var wrongLast = Self.token
       wrongLast.removeLast()
@@ -74,13 +78,52 @@ extension ServeSuite {
       ]
       for (method, path) in requests {
         for headers in wrongs {
-          let response = try RawHTTP.request(port: server.port, method, path, headers: headers)
+          let response = try await server.request(method, path, headers: headers)
           ServiceCheck.error(response, 401)
           #expect(response.headers["www-authenticate"] == "Bearer", "\(method) \(path)")
         }
       }
-      // A body is refused from the headers: the 401 comes before a byte of it is sent, so a
-      // client without the token cannot make the server hold up to 16 MiB.
+      // Nothing the refused requests asked for happened.
+      let detail = try await ServiceCheck.get(server, "/v1/missions/sig-101", headers: good)
+      #expect(detail.status == 200)
+      #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
+      #expect(try await ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
+      let anyCase = ["Authorization": "bearer \(Self.token)"]
+      #expect(try await ServiceCheck.get(server, "/v1/status", headers: anyCase).status == 200)
+      // The map page signs in once with ?token=: a redirect that sets an HttpOnly cookie,
+      // which then authorizes the page, its script and its event stream.
+      ServiceCheck.error(try await ServiceCheck.get(server, "/?token=\(wrongLast)X"), 401)
+      let signIn = try await ServiceCheck.get(server, "/?token=\(Self.token)")
+      #expect(signIn.status == 303)
+      #expect(signIn.headers["location"] == "/")
+      let setCookie = signIn.headers["set-cookie"] ?? ""
+      #expect(setCookie.hasPrefix("missiontrack_token=\(Self.token);"))
+      #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+      let cookie = ["Cookie": "theme=dark; missiontrack_token=\(Self.token)"]
+      for path in ["/", "/map.js", "/v1/status", "/v1/missions/sig-101/events"] {
+        #expect(try await ServiceCheck.get(server, path, headers: cookie).status == 200, "\(path)")
+      }
+      // /healthz is for load balancers and systemd: open, with or without a token.
+      #expect(await ServiceCheck.healthy(server))
+      #expect(try await ServiceCheck.get(server, "/healthz", headers: wrongs[1]).status == 200)
+    }
+
+    /// What needs the server: the token file's first line, trimmed, is the token; a body is
+    /// refused from the headers (the 401 before a byte of it is sent, so a client without the
+    /// token cannot make the server hold up to 16 MiB).
+    @Test func theTokenFileIsReadAndABodyIsRefusedFromItsHeaders() throws {
+      let sandbox = try ServiceSandbox()
+      let tokenFile = sandbox.path("token")
+      try "  \(Self.token)  \nsecond line\n".write(
+        toFile: tokenFile, atomically: true, encoding: .utf8)
+      let server = try sandbox.serve(["--token-file", tokenFile], listen: "0.0.0.0:0")
+      defer { server.stop() }
+      let good = ["Authorization": "Bearer \(Self.token)"]
+      #expect(try ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
+      for wrong in ["Bearer second line", "Bearer \(Self.token)second line"] {
+        ServiceCheck.error(
+          try ServiceCheck.get(server, "/v1/status", headers: ["Authorization": wrong]), 401)
+      }
       for framing in ["Content-Length: \(10 << 20)", "Transfer-Encoding: chunked"] {
         let connection = try RawHTTP(port: server.port, timeout: 5)
         connection.send(
@@ -89,29 +132,7 @@ extension ServeSuite {
         let response = RawHTTP.parse(connection.readAvailable(waiting: 3))
         #expect(response?.status == 401, "\(framing): no 401 from the headers")
       }
-      // Nothing the refused requests asked for happened.
-      let detail = try ServiceCheck.get(server, "/v1/missions/sig-101", headers: good)
-      #expect(detail.status == 200)
-      #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
-      #expect(try ServiceCheck.get(server, "/v1/status", headers: good).status == 200)
-      let anyCase = ["Authorization": "bearer \(Self.token)"]
-      #expect(try ServiceCheck.get(server, "/v1/status", headers: anyCase).status == 200)
-      // The map page signs in once with ?token=: a redirect that sets an HttpOnly cookie,
-      // which then authorizes the page, its script and its event stream.
-      ServiceCheck.error(try ServiceCheck.get(server, "/?token=\(wrongLast)X"), 401)
-      let signIn = try ServiceCheck.get(server, "/?token=\(Self.token)")
-      #expect(signIn.status == 303)
-      #expect(signIn.headers["location"] == "/")
-      let setCookie = signIn.headers["set-cookie"] ?? ""
-      #expect(setCookie.hasPrefix("missiontrack_token=\(Self.token);"))
-      #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
-      let cookie = ["Cookie": "theme=dark; missiontrack_token=\(Self.token)"]
-      for path in ["/", "/map.js", "/v1/status", "/v1/missions/sig-101/events"] {
-        #expect(try ServiceCheck.get(server, path, headers: cookie).status == 200, "\(path)")
-      }
-      // /healthz is for load balancers and systemd: open, with or without a token.
       #expect(ServiceCheck.healthy(server))
-      #expect(try ServiceCheck.get(server, "/healthz", headers: wrongs[1]).status == 200)
     }
 
     @Test func hostileTokenFilesAreRefused() throws {
@@ -150,39 +171,37 @@ extension ServeSuite {
       #expect(ok.status == 200)
     }
 
-    @Test func noCORSHeadersUnlessAnOriginIsGiven() throws {
+    @Test func noCORSHeadersUnlessAnOriginIsGiven() async throws {
       let sandbox = try ServiceSandbox()
-      let plain = try sandbox.serve(tag: "plain")
-      defer { plain.stop() }
+      let plain = try await InProcessService(sandbox)
       let origin = ["Origin": "https://evil.example"]
       for (method, path) in [("GET", "/v1/status"), ("OPTIONS", "/v1/missions"), ("GET", "/nope")] {
-        let response = try RawHTTP.request(port: plain.port, method, path, headers: origin)
+        let response = try await plain.request(method, path, headers: origin)
         #expect(
           !response.headers.keys.contains { $0.hasPrefix("access-control-") },
           "\(method) \(path): \(response.headers)")
       }
       ServiceCheck.error(
-        try RawHTTP.request(port: plain.port, "OPTIONS", "/v1/missions", headers: origin), 405)
+        try await plain.request("OPTIONS", "/v1/missions", headers: origin), 405)
 
       // One tracker per database: the second server gets its own sandbox.
       let other = try ServiceSandbox()
-      let tokenFile = other.path("token")
-      try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
       let allowed = "https://field.example"
-      let cors = try other.serve(
-        ["--cors-origin", allowed, "--token-file", tokenFile], tag: "cors")
-      defer { cors.stop() }
+      let cors = try await InProcessService(other) {
+        $0.corsOrigin = allowed
+        $0.token = Self.token
+      }
       let auth = ["Authorization": "Bearer \(Self.token)", "Origin": allowed]
-      let get = try RawHTTP.request(port: cors.port, "GET", "/v1/status", headers: auth)
+      let get = try await cors.request("GET", "/v1/status", headers: auth)
       #expect(get.status == 200)
       #expect(get.headers["access-control-allow-origin"] == allowed)
       // The allowed origin may write, with the token.
-      let write = try RawHTTP.request(
-        port: cors.port, "POST", "/v1/missions/sig-101/accept", headers: auth)
+      let write = try await cors.request(
+        "POST", "/v1/missions/sig-101/accept", headers: auth)
       #expect(write.status == 200, "\(write.text)")
       // A browser's preflight carries no Authorization: it must not need the token.
-      let preflight = try RawHTTP.request(
-        port: cors.port, "OPTIONS", "/v1/missions/sig-101/accept",
+      let preflight = try await cors.request(
+        "OPTIONS", "/v1/missions/sig-101/accept",
         headers: [
           "Origin": allowed, "Access-Control-Request-Method": "POST",
           "Access-Control-Request-Headers": "authorization",
@@ -194,62 +213,66 @@ extension ServeSuite {
           == true)
       // The preflight opened nothing else.
       ServiceCheck.error(
-        try RawHTTP.request(port: cors.port, "GET", "/v1/status", headers: ["Origin": allowed]), 401
+        try await cors.request("GET", "/v1/status", headers: ["Origin": allowed]), 401
       )
+      await plain.stop()
+      await cors.stop()
     }
 
-    @Test func pagesElsewhereCannotDriveTheLoopbackService() throws {
+    @Test func pagesElsewhereCannotDriveTheLoopbackService() async throws {
       let sandbox = try ServiceSandbox()
-      let server = try sandbox.serve()
-      defer { server.stop() }
-      let port = server.port
+      let server = try await InProcessService(sandbox)
+      // Any port: in-process, the Host header is all there is of the address.
+      let port = 8947
       // DNS rebinding: a page on another name that now resolves to 127.0.0.1.
       for host in ["evil.example:\(port)", "127.evil.example", "127.0.0.1.evil.example:\(port)"] {
-        let response = try ServiceCheck.get(server, "/v1/status", headers: ["Host": host])
+        let response = try await ServiceCheck.get(server, "/v1/status", headers: ["Host": host])
         ServiceCheck.error(response, 403)
       }
       for host in [
         "127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "127.0.0.2", "LOCALHOST",
       ] {
-        #expect(try ServiceCheck.get(server, "/v1/status", headers: ["Host": host]).status == 200)
+        #expect(
+          try await ServiceCheck.get(server, "/v1/status", headers: ["Host": host]).status == 200)
       }
       #expect(
-        try ServiceCheck.get(server, "/healthz", headers: ["Host": "evil.example"]).status == 200)
+        try await ServiceCheck.get(server, "/healthz", headers: ["Host": "evil.example"]).status
+          == 200)
       // Cross-site request forgery: a form on another site POSTs an action.
       for origin in ["https://evil.example", "null", "http://127.0.0.1:\(port + 1)"] {
         for (method, path) in [
           ("POST", "/v1/missions/sig-101/accept"), ("DELETE", "/v1/missions/sig-102"),
           ("PUT", "/v1/missions/sig-103"),
         ] {
-          let response = try RawHTTP.request(
-            port: port, method, path,
+          let response = try await server.request(
+            method, path,
             headers: ["Origin": origin, "Content-Type": "application/json"],
             body: Array(#"{"lat":1,"lon":2}"#.utf8))
           ServiceCheck.error(response, 403)
         }
         // Reads stay readable; the browser's CORS rules decide what the page may see.
         #expect(
-          try ServiceCheck.get(server, "/v1/missions/sig-101", headers: ["Origin": origin]).status
+          try await ServiceCheck.get(server, "/v1/missions/sig-101", headers: ["Origin": origin])
+            .status
             == 200)
       }
-      let detail = try ServiceCheck.get(server, "/v1/missions/sig-101")
+      let detail = try await ServiceCheck.get(server, "/v1/missions/sig-101")
       #expect((detail.json?["mission"] as? [String: Any])?["state"] as? String == "open")
-      #expect(try ServiceCheck.get(server, "/v1/missions/sig-102").status == 200)
+      #expect(try await ServiceCheck.get(server, "/v1/missions/sig-102").status == 200)
       // With a token, a reverse proxy may pass its own name: the token is the guard.
       let other = try ServiceSandbox(demo: false)
-      let tokenFile = other.path("token")
-      try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-      let proxied = try other.serve(["--token-file", tokenFile], tag: "proxied")
-      defer { proxied.stop() }
-      let viaProxy = try ServiceCheck.get(
+      let proxied = try await InProcessService(other) { $0.token = Self.token }
+      let viaProxy = try await ServiceCheck.get(
         proxied, "/v1/status",
         headers: ["Host": "missions.example", "Authorization": "Bearer \(Self.token)"])
       #expect(viaProxy.status == 200)
       // The service's own page may write.
-      let own = try RawHTTP.request(
-        port: port, "POST", "/v1/missions/sig-101/accept",
-        headers: ["Origin": "http://127.0.0.1:\(port)"])
+      let own = try await server.request(
+        "POST", "/v1/missions/sig-101/accept",
+        headers: ["Host": "127.0.0.1:\(port)", "Origin": "http://127.0.0.1:\(port)"])
       #expect(own.status == 200, "\(own.text)")
+      await server.stop()
+      await proxied.stop()
     }
 
     @Test func everyResponseCarriesTheContentSecurityPolicy() throws {

@@ -13,11 +13,20 @@ struct DecodeCommandTests {
     return body + "*" + (hex.count == 1 ? "0" + hex : hex)
   }
 
-  static func file(_ text: String) throws -> String {
+  static func file(_ text: String, extension suffix: String = "nmea") throws -> String {
     let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("mt-decode-\(UUID().uuidString).nmea").path
+      .appendingPathComponent("mt-decode-\(UUID().uuidString).\(suffix)").path
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     return path
+  }
+
+  /// `missiontrack decode` of a GPX document written to a temporary file: its exit status
+  /// and the console that captured its output.
+  static func decodeGPX(_ gpx: String) async throws -> (status: Int32, console: Console) {
+    let path = try file(gpx, extension: "gpx")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let console = Console.capture()
+    return (await MissionTrackTool.run(["decode", path], console: console), console)
   }
 
   static let log =
@@ -89,38 +98,53 @@ struct DecodeCommandTests {
   }
 
   @Test func untimedGPXPointsArePrintedWithoutATimeAndCounted() async throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("mt-decode-\(UUID().uuidString).gpx").path
     let gpx = """
       <gpx version="1.1" creator="t"><wpt lat="59.5" lon="17.5"/>
       <rte><rtept lat="59.6" lon="17.6"><ele>4</ele></rtept></rte>
       <trk><trkseg><trkpt lat="59.7" lon="17.7"><time>2024-05-01T10:00:00Z</time></trkpt>
       <trkpt lat="59.8" lon="17.8"><hdop>2</hdop></trkpt></trkseg></trk></gpx>
       """
-    try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    let console = Console.capture()
-    #expect(await MissionTrackTool.run(["decode", path], console: console) == 0)
+    let (status, console) = try await DecodeCommandTests.decodeGPX(gpx)
+    #expect(status == 0)
     #expect(
       console.capturedOutput.split(separator: "\n") == [
-        #"{"lat":59.5,"lon":17.5,"mode":2,"source":"gpx"}"#,
-        #"{"lat":59.6,"lon":17.6,"alt_m":4.0,"mode":3,"source":"gpx"}"#,
+        #"{"lat":59.5,"lon":17.5,"mode":2,"source":"gpx","kind":"waypoint"}"#,
+        #"{"lat":59.6,"lon":17.6,"alt_m":4.0,"mode":3,"source":"gpx","kind":"route"}"#,
         #"{"time":"2024-05-01T10:00:00.000Z","lat":59.7,"lon":17.7,"mode":2,"source":"gpx"}"#,
         #"{"lat":59.8,"lon":17.8,"mode":2,"eph_m":38.0,"source":"gpx"}"#,
       ])
     #expect(console.capturedError == "gpx: 4 records, 1 fixes, 3 untimed points\n")
   }
 
+  @Test func timedWaypointsAndRoutePointsCarryTheirKindAndTrackPointsNone() async throws {
+    let gpx = """
+      <gpx version="1.1" creator="t">
+      <wpt lat="59.5" lon="17.5"><time>2024-05-01T09:00:00Z</time><name>shop</name></wpt>
+      <rte><rtept lat="59.6" lon="17.6"><time>2024-05-01T09:30:00Z</time></rtept></rte>
+      <trk><trkseg><trkpt lat="59.7" lon="17.7"><time>2024-05-01T10:00:00Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    let (status, console) = try await DecodeCommandTests.decodeGPX(gpx)
+    #expect(status == 0)
+    #expect(
+      console.capturedOutput.split(separator: "\n") == [
+        #"{"time":"2024-05-01T09:00:00.000Z","lat":59.5,"lon":17.5,"mode":2,"source":"gpx","#
+          + #""kind":"waypoint"}"#,
+        #"{"time":"2024-05-01T09:30:00.000Z","lat":59.6,"lon":17.6,"mode":2,"source":"gpx","#
+          + #""kind":"route"}"#,
+        #"{"time":"2024-05-01T10:00:00.000Z","lat":59.7,"lon":17.7,"mode":2,"source":"gpx"}"#,
+      ])
+    #expect(console.capturedError == "gpx: 3 records, 3 fixes\n")
+  }
+
   @Test func strictModePrintsEveryFixBeforeTheError() async throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("mt-decode-\(UUID().uuidString).gpx").path
     let points = (0..<3).map {
       "<trkpt lat=\"1\" lon=\"\($0)\"><time>2024-05-01T10:00:0\($0)Z</time></trkpt>"
     }
     let gpx =
       "<gpx><trk><trkseg>" + points.joined() + "<trkpt lat=\"91\" lon=\"0\"/>"
       + points.joined() + "</trkseg></trk></gpx>"
-    try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+    let path = try DecodeCommandTests.file(gpx, extension: "gpx")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let console = Console.capture()
     #expect(await MissionTrackTool.run(["decode", "--strict", path], console: console) == 1)

@@ -50,6 +50,27 @@ struct GPXDecoderTests {
     #expect(run.statistics.recordsRead == 3)
   }
 
+  @Test func theRecordFormTellsWaypointsAndRoutePointsFromTrackPoints() throws {
+    let gpx = """
+      <gpx version="1.1" creator="t">
+      <wpt lat="1" lon="1"><time>2024-01-01T00:00:00Z</time></wpt>
+      <rte><rtept lat="1" lon="2"><time>2024-01-01T00:00:01Z</time></rtept></rte>
+      <trk><trkseg><trkpt lat="1" lon="3"><time>2024-01-01T00:00:02Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """
+    let decoded = try T.records(Array(gpx.utf8))
+    var kinds: [String] = []
+    for record in decoded.records {
+      switch record {
+      case .fix: kinds.append("track")
+      case .nonTrackFix(_, let kind): kinds.append(kind.rawValue)
+      case .untimed: kinds.append("untimed")
+      }
+    }
+    #expect(kinds == ["wpt", "rtept", "track"])
+    #expect(decoded.statistics.fixes == 3)
+  }
+
   @Test func fieldsMapOntoTheFix() throws {
     let run = try T.decode(
       T.track(

@@ -168,23 +168,12 @@ struct GPXReferenceTests {
     arguments: GPXReferenceExpectation.all)
   func everyPointDecodesAsARecord(_ expected: GPXReferenceExpectation) throws {
     let bytes = try GPXTestSupport.reference(expected.file)
-    var decoder = GPXDecoder(file: expected.file, strict: true)
-    var records: [TraceRecord] = []
-    var failure: TraceError?
-    bytes.withUnsafeBytes { raw in
-      do throws(TraceError) {
-        try decoder.decode(raw, into: &records)
-        try decoder.finish(into: &records)
-      } catch {
-        failure = error
-      }
-    }
-    #expect(failure == nil)
+    let (records, statistics) = try GPXTestSupport.records(bytes, file: expected.file)
     let points = expected.trackPoints + expected.routePoints + expected.waypoints
     let timed = expected.timedTrackPoints + expected.timedRoutePoints + expected.timedWaypoints
     #expect(records.count == points)
-    #expect(decoder.statistics.fixes == timed)
-    #expect(decoder.statistics.untimedPoints == points - timed)
+    #expect(statistics.fixes == timed)
+    #expect(statistics.untimedPoints == points - timed)
     let untimed = records.filter { if case .untimed = $0 { true } else { false } }
     #expect(untimed.count == points - timed)
   }

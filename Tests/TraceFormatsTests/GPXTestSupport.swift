@@ -92,6 +92,26 @@ enum GPXTestSupport {
     return points
   }
 
+  /// Decodes `bytes` in the record form (`.fix`, `.nonTrackFix`, `.untimed`), strictly,
+  /// with the decoder's statistics.
+  static func records(_ bytes: [UInt8], file: String? = nil) throws(TraceError) -> (
+    records: [TraceRecord], statistics: TraceStatistics
+  ) {
+    var decoder = GPXDecoder(file: file, strict: true)
+    var records: [TraceRecord] = []
+    var failure: TraceError?
+    bytes.withUnsafeBytes { raw in
+      do throws(TraceError) {
+        try decoder.decode(raw, into: &records)
+        try decoder.finish(into: &records)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+    return (records, decoder.statistics)
+  }
+
   /// Wraps track points in a GPX 1.1 document.
   static func track(_ points: String, prolog: String = "") -> String {
     """
