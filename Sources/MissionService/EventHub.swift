@@ -54,10 +54,14 @@ final class EventHub: @unchecked Sendable {
   }
 
   /// A new client's stream: events after `after` (from the newest stored event on when
-  /// nil), only mission `missionID`'s when given.
+  /// nil or past it), only mission `missionID`'s when given.
   /// - Throws: `ServiceError.unavailable` when shutting down; the store's error.
   func subscribe(after: Int64?, missionID: String?) throws -> ResponseStream {
-    let start = try after ?? database.lastEventSequence()
+    // An id past the log's end (a client of another database, or one that made it up)
+    // starts at the end: left as it is, no event would reach the client until the log grew
+    // past it.
+    let last = try database.lastEventSequence()
+    let start = min(after ?? last, last)
     let stream = ResponseStream()
     stream.push(Array("retry: 2000\n\n".utf8))
     try lock.withLock {

@@ -4,8 +4,11 @@ import Foundation
 /// An HTTP/1.1 server on GNU libmicrohttpd: the one place the service calls its C API.
 ///
 /// libmicrohttpd parses requests, keeps connections alive and enforces the limits of
-/// `Limits` (connections, idle time, header memory) on a pool of epoll threads. A request's
-/// body is collected up to `Limits.maximumBodyBytes`; a larger one is answered 413 from its
+/// `Limits` (connections in all and per address, idle time, header memory) on a pool of
+/// epoll threads; this class adds the header deadline (a connection whose request headers
+/// are late is shut down by a sweeper thread), refuses ambiguous framing (RFC 9112 §6.3) and
+/// paths that are not UTF-8, and bounds the bodies held at once. A request's body is
+/// collected up to `Limits.maximumBodyBytes`; a larger one is answered 413 from its
 /// `Content-Length` before any of it is read. `handler` runs on a pool thread once the whole
 /// request is in and returns the response; a streamed response (SSE) is sent as its
 /// `ResponseStream` fills, the connection suspended while the stream is empty.
@@ -21,6 +24,17 @@ final class HTTPServer: @unchecked Sendable {
     var maximumConnections = 256
     /// A connection idle this long (also mid-request) is closed, seconds.
     var idleTimeoutSeconds = 30
+    /// A request's line and headers must be in this many seconds after its connection
+    /// opened (a later request on a kept-alive connection: after the previous answer, or the
+    /// idle timeout if longer); else the connection is closed. A client sending a byte a
+    /// second is never idle, so the idle timeout alone let it hold a slot for ever.
+    var headerTimeoutSeconds = 10
+    /// Most connections from one client address at once, 0 for no limit.
+    var connectionsPerAddress = 0
+    /// Request bodies held at once, in all, bytes (64 MiB): a body announced past what is
+    /// left is refused 503 from its headers, so that stalled uploads cannot make the server
+    /// hold 16 MiB each.
+    var bodyBudgetBytes = 64 << 20
     /// Memory per connection for the request line and headers, bytes: a larger header is
     /// refused by libmicrohttpd (431).
     var headerMemoryBytes = 64 << 10
@@ -55,6 +69,13 @@ final class HTTPServer: @unchecked Sendable {
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
   /// Writes running on their own threads, their connections suspended.
   private var offloaded = 0
+  /// Body bytes reserved by the requests in progress (at most `Limits.bodyBudgetBytes`).
+  private var bodyBytesReserved = 0
+  /// The connections whose request headers are still to come: their socket and deadline,
+  /// by connection.
+  private var headerDeadlines: [UInt: (socket: Int32, deadline: ContinuousClock.Instant)] = [:]
+  /// Set by `stop()`: the deadline sweeper ends.
+  private var stopped = false
 
   /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
   /// `idlePoll` keeps a thread awake between a quick client's requests. `admission` refuses
@@ -102,8 +123,9 @@ final class HTTPServer: @unchecked Sendable {
         missiontrack_mhd_start(
           flags, address, UInt32(limits.threads),
           UInt32(limits.maximumConnections * limits.threads),
-          UInt32(limits.idleTimeoutSeconds), limits.headerMemoryBytes, accessHandler, context,
-          completedHandler, context, unescapeKeepingNUL, uriLogger, context)
+          UInt32(limits.connectionsPerAddress), UInt32(limits.idleTimeoutSeconds),
+          limits.headerMemoryBytes, accessHandler, context, completedHandler, context,
+          unescapeKeepingNUL, uriLogger, context, connectionNotice, context)
       }
     }
     guard let daemon else {
@@ -111,23 +133,100 @@ final class HTTPServer: @unchecked Sendable {
         "cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
     }
     self.port = missiontrack_mhd_port(daemon)
+    // A thread, not a task: it must run while the pool threads and the engine are busy.
+    let sweeper = Thread { [weak self] in
+      while let server = self, server.sweepLateHeaders() { usleep(200_000) }
+    }
+    sweeper.start()
   }
 
-  /// Closes every open stream and lets every offloaded write finish, then stops listening
-  /// and closes every connection.
-  func stop() {
+  /// Closes every open stream, ends the offloaded writes (`endWrites`), then stops
+  /// listening and closes every connection.
+  func stop(interrupt: () -> Void = {}) {
     let open = lock.withLock { Array(streams.values) }
     for stream in open { stream.close() }
     // Streams resumed by their close need a moment to send their end; a bounded wait.
     let deadline = Date().addingTimeInterval(1)
     while lock.withLock({ !streams.isEmpty }) && Date() < deadline { usleep(5_000) }
-    // A write in progress is finished and answered (the service refuses new ones by now);
     // libmicrohttpd must not be stopped with a connection still suspended.
-    let writesDeadline = Date().addingTimeInterval(60)
-    while lock.withLock({ offloaded > 0 }) && Date() < writesDeadline { usleep(5_000) }
+    endWrites(interrupt: interrupt)
+    // Stopped outside the lock: libmicrohttpd reports each connection's end as it closes
+    // them, and those reports take the lock.
+    let running = lock.withLock { () -> OpaquePointer? in
+      stopped = true
+      defer { daemon = nil }
+      return daemon
+    }
+    if let running { MHD_stop_daemon(running) }
+  }
+
+  /// Lets each write in progress (its connection suspended; the service refuses new ones
+  /// by now) finish and answer within `grace`, then calls `interrupt` again and again until
+  /// it has answered (at most 60 s in all): an import of 16 MiB takes seconds, and a stop
+  /// must keep within 2 s. Callable from any thread, also while `stop()` runs.
+  func endWrites(grace: Duration = .milliseconds(250), interrupt: () -> Void) {
+    let started = ContinuousClock.now
+    while lock.withLock({ offloaded > 0 }) && ContinuousClock.now - started < .seconds(60) {
+      // Again and again: an interrupt only stops a statement running at that moment.
+      if ContinuousClock.now - started > grace { interrupt() }
+      usleep(5_000)
+    }
+  }
+
+  /// Shuts down each connection whose request headers are past their deadline (its server
+  /// thread then sees the end and closes it); false once stopped.
+  fileprivate func sweepLateHeaders() -> Bool {
+    let now = ContinuousClock.now
+    return lock.withLock {
+      guard !stopped else { return false }
+      // Under the lock: `connectionNotice` removes a connection here before libmicrohttpd
+      // closes its socket, so the descriptor shut down is still this connection's.
+      for (key, entry) in headerDeadlines where entry.deadline <= now {
+        shutdown(entry.socket, Int32(SHUT_RDWR))
+        headerDeadlines[key] = nil
+      }
+      return true
+    }
+  }
+
+  /// A connection opened (its first request's headers are due) or closed.
+  fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    guard opened else {
+      lock.withLock { headerDeadlines[key] = nil }
+      return
+    }
+    let socket = missiontrack_mhd_connection_fd(connection)
+    let deadline = ContinuousClock.now + .seconds(limits.headerTimeoutSeconds)
+    lock.withLock { headerDeadlines[key] = (socket, deadline) }
+  }
+
+  /// A request on `connection` was answered: the next one's headers are due within the
+  /// header or the idle timeout, whichever is longer (an idle kept-alive connection is the
+  /// idle timeout's to close).
+  fileprivate func answered(on connection: OpaquePointer, exchange: Exchange) {
+    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    let wait = max(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds)
+    let socket = missiontrack_mhd_connection_fd(connection)
     lock.withLock {
-      if let daemon { MHD_stop_daemon(daemon) }
-      daemon = nil
+      bodyBytesReserved -= exchange.reserved
+      headerDeadlines[key] = (socket, ContinuousClock.now + .seconds(wait))
+    }
+  }
+
+  /// A request ended without its answer (the client left, an error): its body's bytes are
+  /// free again.
+  fileprivate func abandoned(_ exchange: Exchange) {
+    lock.withLock { bodyBytesReserved -= exchange.reserved }
+  }
+
+  /// Reserves `bytes` more of the body budget for `exchange`; false when they do not fit.
+  private func reserve(_ bytes: Int, for exchange: Exchange) -> Bool {
+    lock.withLock {
+      guard bodyBytesReserved + bytes <= limits.bodyBudgetBytes else { return false }
+      bodyBytesReserved += bytes
+      exchange.reserved += bytes
+      return true
     }
   }
 
@@ -143,17 +242,30 @@ final class HTTPServer: @unchecked Sendable {
   final class Exchange: @unchecked Sendable {
     /// The path of the request target, still percent-encoded.
     let rawPath: String
+    /// Whether the target as sent is UTF-8 (a byte that is not was replaced in `rawPath`).
+    let rawPathIsUTF8: Bool
     /// Whether its headers were seen (the access handler's first call).
     var started = false
+    /// The headers, collected at the first call.
+    fileprivate var headers: HeaderCollector?
+    /// The path's decoded segments, from the first call.
+    var segments: [String] = []
     var body: [UInt8] = []
     var tooLarge = false
     /// Whether `admission` let it in from its headers (not asked again with the body).
     var admitted = false
+    /// Its body did not fit the budget: dropped as it comes, answered 503.
+    var overBudget = false
+    /// Bytes of the body budget it holds, given back when it ends.
+    var reserved = 0
     var stream: ResponseStream?
     /// The response of an offloaded write, for the call after the resume.
     var answer: HTTPResponse?
 
-    init(rawPath: String) { self.rawPath = rawPath }
+    init(rawPath: String, rawPathIsUTF8: Bool = true) {
+      self.rawPath = rawPath
+      self.rawPathIsUTF8 = rawPathIsUTF8
+    }
   }
 
   fileprivate func handle(
@@ -171,27 +283,41 @@ final class HTTPServer: @unchecked Sendable {
     if !exchange.started {
       // The headers are in; the body (if any) follows in later calls.
       exchange.started = true
-      let length = value(connection, .HEADER_KIND, "Content-Length")
+      headersArrived(on: connection)
+      let collected = headers(connection)
+      exchange.headers = collected
+      if let refusal = framingRefusal(collected) ?? pathRefusal(exchange) {
+        return queue(refusal, on: connection, exchange: exchange)
+      }
+      let length = collected.contentLengths.first
       // libmicrohttpd accepts lengths up to UInt64.max, past Int.max.
       if let length, let bytes = UInt64(length), bytes > UInt64(limits.maximumBodyBytes) {
         exchange.tooLarge = true
         return queue(tooLargeResponse(), on: connection, exchange: exchange)
       }
       let announced = length.map { $0 != "0" }
-      if announced ?? (value(connection, .HEADER_KIND, "Transfer-Encoding") != nil) {
+      if announced ?? !collected.transferEncodings.isEmpty {
         if let refusal = admission(
           request(connection, exchange, url: url, method: method, version: version))
         {
           return queue(refusal, on: connection, exchange: exchange)
         }
         exchange.admitted = true
+        // A chunked body reserves its bytes as they come.
+        if let length, let bytes = Int(length), !reserve(bytes, for: exchange) {
+          return queue(overBudgetResponse(), on: connection, exchange: exchange)
+        }
       }
       return .YES
     }
     if uploadSize.pointee > 0 {
-      if !exchange.tooLarge, let upload {
+      if !exchange.tooLarge, !exchange.overBudget, let upload {
+        let needed = exchange.body.count + uploadSize.pointee - exchange.reserved
         if exchange.body.count + uploadSize.pointee > limits.maximumBodyBytes {
           exchange.tooLarge = true
+          exchange.body = []
+        } else if needed > 0, !reserve(needed, for: exchange) {
+          exchange.overBudget = true
           exchange.body = []
         } else {
           upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -209,6 +335,9 @@ final class HTTPServer: @unchecked Sendable {
       return queue(answer, on: connection, exchange: exchange)
     }
     if exchange.tooLarge { return queue(tooLargeResponse(), on: connection, exchange: exchange) }
+    if exchange.overBudget {
+      return queue(overBudgetResponse(), on: connection, exchange: exchange)
+    }
     let request = request(connection, exchange, url: url, method: method, version: version)
     exchange.body = []
     if request.isRead { return queue(handler(request), on: connection, exchange: exchange) }
@@ -233,10 +362,10 @@ final class HTTPServer: @unchecked Sendable {
     _ connection: OpaquePointer, _ exchange: Exchange, url: UnsafePointer<CChar>,
     method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?
   ) -> HTTPRequest {
-    let collected = headers(connection)
+    let collected = exchange.headers ?? HeaderCollector()
     return HTTPRequest(
       method: String(cString: method), version: version.map { String(cString: $0) } ?? "",
-      path: String(cString: url), segments: Self.segments(of: exchange.rawPath),
+      path: String(cString: url), segments: exchange.segments,
       query: values(connection, .GET_ARGUMENT_KIND), headers: collected.found,
       hostLines: collected.hostLines, spacedHeaderName: collected.spacedName,
       body: exchange.body, admitted: exchange.admitted)
@@ -244,18 +373,81 @@ final class HTTPServer: @unchecked Sendable {
 
   /// The segments of a path as sent (split at each `/`, the first empty), each decoded as
   /// libmicrohttpd decodes the whole path: so `%2F` inside a segment is part of it (a
-  /// mission id with `/` can be named), where the decoded path would split there.
-  static func segments(of rawPath: String) -> [String] {
-    rawPath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+  /// mission id with `/` can be named), where the decoded path would split there. Nil when
+  /// a decoded segment is not UTF-8: replacing its bytes with U+FFFD would make different
+  /// paths name one mission.
+  static func segments(of rawPath: String) -> [String]? {
+    var segments: [String] = []
+    for segment in rawPath.split(separator: "/", omittingEmptySubsequences: false) {
       // Only an escape changes a segment (most have none). Looked for byte by byte:
       // `contains("%")` is Foundation's substring search, 2% of a server thread's time.
-      guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
+      guard segment.utf8.contains(UInt8(ascii: "%")) else {
+        segments.append(String(segment))
+        continue
+      }
       var text = Array(String(segment).utf8CString)
       let count = text.withUnsafeMutableBufferPointer {
         unescapeKeepingNUL(context: nil, connection: nil, text: $0.baseAddress)
       }
-      return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let bytes = text.prefix(count).map { UInt8(bitPattern: $0) }
+      guard let decoded = String(validating: bytes, as: UTF8.self) else { return nil }
+      segments.append(decoded)
     }
+    return segments
+  }
+
+  /// The 400 for a request whose framing is ambiguous (RFC 9112 §6.3), which could smuggle a
+  /// second request in its body on a kept-alive connection: differing `Content-Length`
+  /// values, `Transfer-Encoding` beside `Content-Length`, a transfer coding but `chunked`.
+  /// It closes the connection, whose next bytes cannot be told apart from the body.
+  private func framingRefusal(_ headers: HeaderCollector) -> HTTPResponse? {
+    let message: String
+    let encodings = headers.transferEncodings
+    if Set(headers.contentLengths).count > 1 {
+      message = "the request has differing Content-Length values"
+    } else if !encodings.isEmpty && !headers.contentLengths.isEmpty {
+      message = "the request has both Transfer-Encoding and Content-Length"
+    } else if !encodings.isEmpty
+      && (encodings.count > 1
+        || encodings[0].trimmingCharacters(in: .whitespaces).lowercased() != "chunked")
+    {
+      message = "the only Transfer-Encoding of a request taken is chunked"
+    } else {
+      return nil
+    }
+    answered(400)
+    var response = ServiceError.badRequest(message).response
+    response.headers.append((name: "Connection", value: "close"))
+    return response
+  }
+
+  /// The 400 for a path that is not UTF-8, as sent or once decoded; else the exchange
+  /// gets its segments.
+  private func pathRefusal(_ exchange: Exchange) -> HTTPResponse? {
+    if exchange.rawPathIsUTF8, let segments = Self.segments(of: exchange.rawPath) {
+      exchange.segments = segments
+      return nil
+    }
+    answered(400)
+    return ServiceError.badRequest("the path is not UTF-8 (as sent or percent-decoded)").response
+  }
+
+  /// The 503 for a body that does not fit what is left of the body budget, told to
+  /// `answered` as it is made.
+  private func overBudgetResponse() -> HTTPResponse {
+    answered(503)
+    var response = ServiceError.unavailable(
+      "the server holds \(limits.bodyBudgetBytes >> 20) MiB of request bodies already; "
+        + "retry later"
+    ).response
+    response.headers.append((name: "Retry-After", value: "5"))
+    return response
+  }
+
+  /// The headers of a request on `connection` are in: no deadline until its answer.
+  private func headersArrived(on connection: OpaquePointer) {
+    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    lock.withLock { headerDeadlines[key] = nil }
   }
 
   /// The 413 for a body over the limit, told to `answered` as it is made.
@@ -299,14 +491,8 @@ final class HTTPServer: @unchecked Sendable {
     lock.withLock { _ = streams.removeValue(forKey: ObjectIdentifier(stream)) }
   }
 
-  private func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String)
-    -> String?
-  {
-    MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
-  }
-
   /// What one pass over a request's headers collects.
-  private final class HeaderCollector {
+  fileprivate final class HeaderCollector {
     /// The headers of `HTTPRequest.headerNames` the request has, the first of a repeated
     /// name.
     var found: [String: String] = [:]
@@ -314,6 +500,10 @@ final class HTTPServer: @unchecked Sendable {
     var hostLines = 0
     /// The first name sent with whitespace before its colon (libmicrohttpd keeps it).
     var spacedName: String?
+    /// The value of each `Content-Length` line, in order.
+    var contentLengths: [String] = []
+    /// The value of each `Transfer-Encoding` line, in order.
+    var transferEncodings: [String] = []
   }
 
   /// The headers of `HTTPRequest.headerNames` that the request has, how many `Host` lines
@@ -332,6 +522,15 @@ final class HTTPServer: @unchecked Sendable {
           let sent = UnsafeRawBufferPointer(start: key, count: keySize)
           if collector.spacedName == nil, let last = sent.last, last == 0x20 || last == 0x09 {
             collector.spacedName = String(decoding: sent, as: UTF8.self)
+          }
+          // The framing headers, looked for by their lengths first (most names are neither).
+          if sent.count == 14 || sent.count == 17 {
+            let name = String(decoding: sent, as: UTF8.self).lowercased()
+            let text = String(
+              decoding: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize),
+              as: UTF8.self)
+            if name == "content-length" { collector.contentLengths.append(text) }
+            if name == "transfer-encoding" { collector.transferEncodings.append(text) }
           }
           guard let name = HTTPRequest.headerName(sent) else { return .YES }
           if name == "host" { collector.hostLines += 1 }
@@ -407,17 +606,32 @@ private func completedHandler(
   context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
   slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode
 ) {
-  guard let slot, let exchange = slot.pointee else { return }
+  guard let slot, let opaque = slot.pointee, let context else { return }
   slot.pointee = nil
-  Unmanaged<HTTPServer.Exchange>.fromOpaque(exchange).release()
-  if reason == .REQUEST_TERMINATED_COMPLETED_OK, let context, let connection,
-    let thread = missiontrack_mhd_connection_daemon(connection)
-  {
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+  let exchange = Unmanaged<HTTPServer.Exchange>.fromOpaque(opaque).takeRetainedValue()
+  let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+  guard reason == .REQUEST_TERMINATED_COMPLETED_OK, let connection else {
+    server.abandoned(exchange)
+    return
+  }
+  server.answered(on: connection, exchange: exchange)
+  if let thread = missiontrack_mhd_connection_daemon(connection) {
     server.idlePoll.answered(
       epollDescriptor: missiontrack_mhd_epoll_fd(thread),
       alone: missiontrack_mhd_connection_count(thread) == 1)
   }
+}
+
+/// Tells the server of each connection's start and end (libmicrohttpd reports the end
+/// before it closes the socket).
+private func connectionNotice(
+  context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+  code: MHD_ConnectionNotificationCode
+) {
+  guard let context, let connection else { return }
+  Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connection(
+    connection, opened: code == .CONNECTION_NOTIFY_STARTED)
 }
 
 /// Starts each request's exchange with the path of its target as sent: libmicrohttpd calls
@@ -430,8 +644,12 @@ private func uriLogger(
   }
   // Up to the query, byte by byte (a Character walk would segment the whole target).
   let target = UnsafeRawBufferPointer(start: uri, count: uri.map { strlen($0) } ?? 0)
-  let path = String(decoding: target.prefix { $0 != UInt8(ascii: "?") }, as: UTF8.self)
-  return Unmanaged.passRetained(HTTPServer.Exchange(rawPath: path)).toOpaque()
+  let bytes = target.prefix { $0 != UInt8(ascii: "?") }
+  let path = String(validating: bytes, as: UTF8.self)
+  return Unmanaged.passRetained(
+    HTTPServer.Exchange(
+      rawPath: path ?? String(decoding: bytes, as: UTF8.self), rawPathIsUTF8: path != nil)
+  ).toOpaque()
 }
 
 /// Percent-decodes `text` in place as libmicrohttpd's own unescaper does (an invalid escape

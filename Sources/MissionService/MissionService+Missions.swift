@@ -164,11 +164,11 @@ extension MissionService {
         + "change its state to \(state.rawValue); use POST /v1/missions/{id}/ACTION")
   }
 
-  /// `DELETE /v1/missions/{id}`: 409 while it is tracked.
+  /// `DELETE /v1/missions/{id}`: 409 while it is tracked (the store refuses it in the
+  /// transaction that would delete it).
   func removeMission(_ request: HTTPRequest) throws -> HTTPResponse {
     let id = request.parameter("id")
     try writes.withLock {
-      try refuseRemovingWhileTracked(id)
       guard try database.removeMission(id: id) else { throw Self.noMission(id) }
       try syncEngine()
     }
@@ -194,15 +194,6 @@ extension MissionService {
     }
     body.add("state", state.rawValue)
     return .json(body.result)
-  }
-
-  private func refuseRemovingWhileTracked(_ id: String) throws {
-    let normalized = MissionID.normalized(id)
-    if let mission = engine.directory.mission(normalized), mission.state.isTracking {
-      throw ServiceError.conflict(
-        "mission \(Self.oneLine(normalized, limit: 100)) is \(mission.state.rawValue): "
-          + "submit or cancel it before you remove it")
-    }
   }
 
   /// Makes the engine take in what the store now holds before the response goes out.

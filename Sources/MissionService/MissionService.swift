@@ -55,7 +55,7 @@ package final class MissionService: @unchecked Sendable {
         }
         return self.respond(to: request)
       })
-    self.server = server
+    lock.withLock { self.server = server }
     startForwardingEvents()
     let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
     return "http://\(host):\(server.port)"
@@ -100,13 +100,26 @@ package final class MissionService: @unchecked Sendable {
   /// Whether `stop()` has begun.
   var isStopping: Bool { lock.withLock { stopping } }
 
-  /// Refuses new requests (503), ends every event stream, stops listening and stops the
-  /// engine (the held-back epoch is recorded, the source closed).
+  /// Refuses new requests (503) and rolls back a long write in progress (an import), from
+  /// any thread: a signal's handler calls it before `stop(reason:)` has a thread to run on.
+  package func stopWrites() {
+    let server = lock.withLock {
+      stopping = true
+      return self.server
+    }
+    server?.endWrites { [database] in database.interrupt() }
+  }
+
+  /// Refuses new requests (503), ends every event stream, rolls back a long write, stops
+  /// listening and stops the engine (the held-back epoch is recorded, the source closed).
   package func stop(reason: String?) async {
-    lock.withLock { stopping = true }
+    let server = lock.withLock {
+      stopping = true
+      defer { self.server = nil }
+      return self.server
+    }
     hub.close()
-    server?.stop()
-    server = nil
+    server?.stop { [database] in database.interrupt() }
     await engine.shutdown(reason: reason)
     for task in tasks { task.cancel() }
     for task in tasks { await task.value }
@@ -128,16 +141,15 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
-      case .invalidMissionFile(_, _, _, _, let reason)
-      where reason.hasPrefix(MissionDatabase.secondTrackedReason):
-        // An import that would make a second mission active: the state conflicts.
-        return .conflict(oneLine("\(error)"))
       case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
-      case .duplicateMission, .missionTracked, .trackingLeaseHeld:
+      case .duplicateMission, .missionTracked, .trackingLeaseHeld, .secondTrackedMission,
+        .trackedMissionRemoval:
+        // A write that conflicts with the stored state (an import that would make a second
+        // mission active, a removal of the tracked one, …).
         return .conflict(oneLine("\(error)"))
-      case .sqlite(let code, _, _) where [5, 6, 8, 13].contains(code & 0xFF):
-        // BUSY, LOCKED, READONLY, FULL: the database cannot take writes now.
+      case .busy, .readOnly, .full, .interrupted:
+        // The database cannot take writes now (an interrupted write: the service is stopping).
         return .unavailable(oneLine("\(error)"))
       default: return .internalError(oneLine("\(error)"))
       }

@@ -27,6 +27,19 @@ package struct ServiceConfiguration: Sendable {
     set { limits.idleTimeoutSeconds = newValue }
   }
 
+  /// A request's line and headers must be in within this many seconds of its connection's
+  /// opening (of the previous answer on a kept-alive one), else it is closed.
+  package var headerTimeoutSeconds: Int {
+    get { limits.headerTimeoutSeconds }
+    set { limits.headerTimeoutSeconds = newValue }
+  }
+
+  /// Most connections from one client address at once; 0 (the default) for no limit.
+  package var connectionsPerAddress: Int {
+    get { limits.connectionsPerAddress }
+    set { limits.connectionsPerAddress = newValue }
+  }
+
   /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
   package var listensOnLoopback: Bool {
     host.hasPrefix("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"

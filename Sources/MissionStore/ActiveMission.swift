@@ -3,20 +3,20 @@ import MissionTracking
 
 /// What a tracker needs to resume after a restart: the mission being tracked, its geofence
 /// state and where the track stopped.
-public struct ActiveMission: Sendable, Hashable {
+package struct ActiveMission: Sendable, Hashable {
   /// The mission, in state `active` or `arrived`.
-  public var mission: Mission
+  package var mission: Mission
   /// Fence state by fence id (the mission's own fence has the mission's id); fences never
   /// entered are absent (outside).
-  public var fences: [String: FenceState]
+  package var fences: [String: FenceState]
   /// The last fix of the track, if any: new fixes must be after its time, and the distance
   /// filter continues from it.
-  public var lastFix: Fix?
+  package var lastFix: Fix?
   /// Number of fixes in the track.
-  public var trackFixCount: Int
+  package var trackFixCount: Int
 
   /// Creates a resume record.
-  public init(mission: Mission, fences: [String: FenceState], lastFix: Fix?, trackFixCount: Int) {
+  package init(mission: Mission, fences: [String: FenceState], lastFix: Fix?, trackFixCount: Int) {
     self.mission = mission
     self.fences = fences
     self.lastFix = lastFix

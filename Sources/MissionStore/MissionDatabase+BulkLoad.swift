@@ -28,8 +28,8 @@ extension MissionDatabase {
       "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'missions'")
     var definitions: [(name: String, sql: String)] = []
     while try select.step() {
-      guard let name = select.string(at: 0), Self.rebuiltIndexes.contains(name),
-        let sql = select.string(at: 1)
+      guard let name = try select.string("name"), Self.rebuiltIndexes.contains(name),
+        let sql = try select.string("sql")
       else { continue }
       definitions.append((name, sql))
     }

@@ -6,35 +6,46 @@ extension MissionDatabase {
   /// (open, accepted: the lifecycle's rule), each with its own committed transition (time
   /// `now`), and returns their ids in order.
   ///
-  /// Commands that start tracking or list open missions call this first, so a mission past
-  /// its deadline can be neither started nor offered.
+  /// An explicit step of the commands that change missions or track (and of `serve`'s
+  /// housekeeping), so a mission past its deadline can be neither accepted nor started.
+  /// Commands that only read do not call it: they show such missions as expired
+  /// (`dueMissionIDs(at:)`) and leave the file as it is.
   /// - Throws: `StoreError` when the missions cannot be read or a transition cannot commit.
   @discardableResult
-  public func expireDue(at now: Date = Date()) throws -> [String] {
+  package func expireDue(at now: Date = Date()) throws -> [String] {
+    let due = try dueMissionIDs(at: now).sorted()
+    for id in due { try apply(.expire, toMission: id, at: now) }
+    return due
+  }
+
+  /// The missions `expireDue(at:)` would expire at `now`: past their deadline in a state
+  /// that allows `expire` (the lifecycle decides). Reads only.
+  /// - Complexity: O(d log n) for d missions with a deadline before `now` in those states
+  ///   (the `missions_by_deadline` index).
+  package func dueMissionIDs(at now: Date = Date()) throws -> Set<String> {
     let expirable = MissionState.allCases.filter { state in
       MissionAction.expire.target(from: state).map { $0 != state } ?? false
     }
-    let due: [String] = try withConnection { connection in
-      let marks = Array(repeating: "?", count: expirable.count).joined(separator: ", ")
+    return try withConnection { connection in
+      let names = expirable.indices.map { "state\($0)" }
       let select = try connection.cached(
         """
         SELECT \(Self.missionColumns) FROM missions
-        WHERE state IN (\(marks)) AND deadline_us IS NOT NULL AND deadline_us < ?
-        ORDER BY id
+        WHERE state IN (\(names.map { ":" + $0 }.joined(separator: ", ")))
+          AND deadline_us IS NOT NULL AND deadline_us < :now
         """)
       defer { select.reset() }
-      for (index, state) in expirable.enumerated() {
-        try select.bind(state.rawValue, at: Int32(index + 1))
+      for (name, state) in zip(names, expirable) {
+        try select.bind(state.rawValue, to: try select.parameter(name))
       }
-      try select.bind(microseconds(now), at: Int32(expirable.count + 1))
-      var ids: [String] = []
+      try select.bind(microseconds(now), to: try select.parameter("now"))
+      let columns = try MissionColumns(select)
+      var ids: Set<String> = []
       while try select.step() {
-        let mission = mission(from: select)
-        if MissionLifecycle(mission: mission).isDue(at: now) { ids.append(mission.id) }
+        let mission = mission(from: select, columns)
+        if MissionLifecycle(mission: mission).isDue(at: now) { ids.insert(mission.id) }
       }
       return ids
     }
-    for id in due { try apply(.expire, toMission: id, at: now) }
-    return due
   }
 }

@@ -7,70 +7,106 @@ extension MissionDatabase {
   /// below SQLite's limit on parameters.
   static let fixRunLength = 32
 
-  /// `INSERT OR IGNORE INTO track … VALUES (…) × k RETURNING mission_id, time_us`, by k.
-  /// RETURNING reports only the rows actually inserted, which tells replays apart.
-  static let trackRunSQL: [String] = (0...fixRunLength).map { count in
-    """
-    INSERT OR IGNORE INTO track (mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps,
-      course_deg, mode, satellites, source) VALUES
-    """
-      + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-      + " RETURNING time_us"
+  /// The parameters of one row of a track insert (`MultiRowStatement`).
+  struct TrackRow {
+    /// The parameter names of a row, in the order of `trackColumns`.
+    static let names = [
+      "mission", "time", "lat", "lon", "altitude", "accuracy", "speed", "course", "mode",
+      "satellites", "source",
+    ]
+    /// The track's columns, in the order of `names`.
+    static let trackColumns = """
+      mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode, satellites,
+        source
+      """
+    let mission, time, lat, lon, altitude, accuracy, speed, course, mode, satellites,
+      source: SQLiteStatement.Parameter
+
+    /// Row `row`'s parameters in `statement`.
+    init(_ statement: SQLiteStatement, row: Int) throws {
+      func named(_ name: String) throws -> SQLiteStatement.Parameter {
+        try statement.parameter("\(name)\(row)")
+      }
+      (mission, time, lat, lon) = (
+        try named("mission"), try named("time"), try named("lat"), try named("lon")
+      )
+      (altitude, accuracy, speed, course) = (
+        try named("altitude"), try named("accuracy"), try named("speed"), try named("course")
+      )
+      (mode, satellites, source) = (try named("mode"), try named("satellites"), try named("source"))
+    }
+
+    /// `INSERT INTO track … VALUES (…) × count`: without `ignoringStored` the fast path
+    /// (a fix at a time the track already holds makes it fail as a whole: SQLite undoes the
+    /// statement, not the transaction; without RETURNING, SQLite streams the rows straight
+    /// into the b-tree); with it `INSERT OR IGNORE … RETURNING time_us`, which reports only
+    /// the rows actually inserted and so tells replays apart.
+    static func sql(count: Int, ignoringStored: Bool) -> String {
+      "INSERT \(ignoringStored ? "OR IGNORE " : "")INTO track (\(trackColumns)) VALUES "
+        + MultiRowStatement<TrackRow>.values(names, count: count)
+        + (ignoringStored ? " RETURNING time_us" : "")
+    }
   }
 
-  /// `INSERT INTO events … VALUES (…) × k`, by k. A compact fix event binds an empty
-  /// `json` and its `distance_m`, `travelled_m` (schema version 2).
-  static let eventRunSQL: [String] = (0...fixRunLength).map { count in
-    "INSERT INTO events (mission_id, type, time_us, json, distance_m, travelled_m) VALUES "
-      + Array(repeating: "(?, 'fix', ?, ?, ?, ?)", count: count).joined(separator: ", ")
+  /// The parameters of one row of an event insert of fix events: a compact fix event binds
+  /// an empty `json` and its `distance_m`, `travelled_m` (schema version 2).
+  struct FixEventRow {
+    /// The parameter names of a row (and its literal type), in the order of the columns.
+    static let names = ["mission", "'fix'", "time", "json", "distance", "travelled"]
+    let mission, time, json, distance, travelled: SQLiteStatement.Parameter
+
+    /// Row `row`'s parameters in `statement`.
+    init(_ statement: SQLiteStatement, row: Int) throws {
+      func named(_ name: String) throws -> SQLiteStatement.Parameter {
+        try statement.parameter("\(name)\(row)")
+      }
+      (mission, time, json, distance, travelled) = (
+        try named("mission"), try named("time"), try named("json"), try named("distance"),
+        try named("travelled")
+      )
+    }
+
+    /// `INSERT INTO events … VALUES (…) × count`.
+    static func sql(count: Int) -> String {
+      "INSERT INTO events (mission_id, type, time_us, json, distance_m, travelled_m) VALUES "
+        + MultiRowStatement<FixEventRow>.values(names, count: count)
+    }
   }
 
-  /// `INSERT INTO track … VALUES (…) × k` without conflict handling, by k: the fast path.
-  /// A fix at a time the track already holds makes it fail as a whole (SQLite undoes the
-  /// statement, not the transaction) and the run is redone with `trackRunSQL`. Without
-  /// RETURNING, SQLite streams the rows straight into the b-tree.
-  static let trackPlainRunSQL: [String] = (0...fixRunLength).map { count in
-    """
-    INSERT INTO track (mission_id, time_us, lat, lon, alt_m, eph_m, speed_mps,
-      course_deg, mode, satellites, source) VALUES
-    """
-      + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-  }
-
-  /// SQLite's extended result code for a PRIMARY KEY conflict.
-  static let primaryKeyConflict = 1555
-
-  /// The statement for `sql[count]`, prepared once per connection and held in `slots`.
-  private func runStatement(
-    _ slots: inout [SQLiteStatement?], _ sql: [String], count: Int,
-    _ connection: SQLiteConnection
-  ) throws -> SQLiteStatement {
+  /// The statement for `count` rows, prepared once per connection and held in `slots`.
+  private func runStatement<Row>(
+    _ slots: inout [MultiRowStatement<Row>?], count: Int, _ connection: SQLiteConnection,
+    sql: (Int) -> String, row: (SQLiteStatement, Int) throws -> Row
+  ) throws -> MultiRowStatement<Row> {
     if slots.isEmpty { slots = Array(repeating: nil, count: Self.fixRunLength + 1) }
     if let statement = slots[count] { return statement }
-    let statement = try connection.prepare(sql[count])
+    let statement = try MultiRowStatement(
+      connection.prepare(sql(count)), count: count, resolve: row)
     slots[count] = statement
     return statement
   }
 
-  /// Binds the fixes of `events` as consecutive 11-value rows of a track insert.
+  /// Binds the fixes of `events` as consecutive rows of a track insert.
   private func bindFixes(
-    _ events: ArraySlice<TrackingEvent>, missionID: String, to track: SQLiteStatement
+    _ events: ArraySlice<TrackingEvent>, missionID: String, to run: MultiRowStatement<TrackRow>
   ) throws {
-    var index: Int32 = 1
+    let track = run.statement
+    var row = 0
     for event in events {
       guard case .fix(let fix, _, _) = event.kind else { continue }
-      try track.bind(missionID, at: index)
-      try track.bind(microseconds(fix.time), at: index + 1)
-      try track.bind(fix.coordinate.latitude, at: index + 2)
-      try track.bind(fix.coordinate.longitude, at: index + 3)
-      try track.bind(fix.altitudeMeters, at: index + 4)
-      try track.bind(fix.horizontalAccuracyMeters, at: index + 5)
-      try track.bind(fix.speedMetersPerSecond, at: index + 6)
-      try track.bind(fix.courseDegrees, at: index + 7)
-      try track.bind(fix.mode.rawValue, at: index + 8)
-      try track.bind(fix.satellitesUsed, at: index + 9)
-      try track.bind(fix.source, at: index + 10)
-      index += 11
+      let p = run.rows[row]
+      try track.bind(missionID, to: p.mission)
+      try track.bind(microseconds(fix.time), to: p.time)
+      try track.bind(fix.coordinate.latitude, to: p.lat)
+      try track.bind(fix.coordinate.longitude, to: p.lon)
+      try track.bind(fix.altitudeMeters, to: p.altitude)
+      try track.bind(fix.horizontalAccuracyMeters, to: p.accuracy)
+      try track.bind(fix.speedMetersPerSecond, to: p.speed)
+      try track.bind(fix.courseDegrees, to: p.course)
+      try track.bind(fix.mode.rawValue, to: p.mode)
+      try track.bind(fix.satellitesUsed, to: p.satellites)
+      try track.bind(fix.source, to: p.source)
+      row += 1
     }
   }
 
@@ -84,22 +120,27 @@ extension MissionDatabase {
     guard let missionID = events.first?.missionID else { return }
     // Fast path: every fix is new (live tracking, a fresh replay).
     let plain = try runStatement(
-      &trackPlainRuns, Self.trackPlainRunSQL, count: events.count, connection)
+      &trackPlainRuns, count: events.count, connection,
+      sql: { TrackRow.sql(count: $0, ignoringStored: false) }, row: TrackRow.init)
     try bindFixes(events, missionID: missionID, to: plain)
     do {
-      try plain.run()
+      try plain.statement.run()
       try writeFixEvents(events, missionID: missionID, connection)
       delta.fixes += events.count
       delta.events += events.count
       return
-    } catch StoreError.sqlite(let code, _, _) where code == Self.primaryKeyConflict {
+    } catch StoreError.constraint(.primaryKey, _, _) {
       // Some fix is already stored (or repeated in the run): the statement changed nothing.
     }
-    let track = try runStatement(&trackRuns, Self.trackRunSQL, count: events.count, connection)
-    try bindFixes(events, missionID: missionID, to: track)
+    let run = try runStatement(
+      &trackRuns, count: events.count, connection,
+      sql: { TrackRow.sql(count: $0, ignoringStored: true) }, row: TrackRow.init)
+    try bindFixes(events, missionID: missionID, to: run)
+    let track = run.statement
+    let time = try track.column("time_us")
     var inserted: Set<Int64> = []
     inserted.reserveCapacity(events.count)
-    while try track.step() { inserted.insert(track.int64(at: 0)) }
+    while try track.step() { inserted.insert(track.int64(time)) }
     track.rewind()
 
     var kept: [TrackingEvent] = []
@@ -124,23 +165,23 @@ extension MissionDatabase {
   private func writeFixEvents(
     _ events: ArraySlice<TrackingEvent>, missionID: String, _ connection: SQLiteConnection
   ) throws {
-    let log = try runStatement(&eventRuns, Self.eventRunSQL, count: events.count, connection)
-    var index: Int32 = 1
+    let run = try runStatement(
+      &eventRuns, count: events.count, connection, sql: FixEventRow.sql(count:),
+      row: FixEventRow.init)
+    let log = run.statement
+    var row = 0
     for event in events {
       guard case .fix(let fix, let distance, let travelled) = event.kind else { continue }
       let time = microseconds(event.time)
-      try log.bind(missionID, at: index)
-      try log.bind(time, at: index + 1)
-      if Self.rebuildsExactly(fix, distance, travelled, eventTime: event.time, stored: time) {
-        try log.bind("", at: index + 2)
-        try log.bind(distance, at: index + 3)
-        try log.bind(travelled, at: index + 4)
-      } else {
-        try log.bind(event.jsonLine, at: index + 2)
-        try log.bind(distance, at: index + 3)
-        try log.bind(travelled, at: index + 4)
-      }
-      index += 5
+      let p = run.rows[row]
+      try log.bind(missionID, to: p.mission)
+      try log.bind(time, to: p.time)
+      let exact = Self.rebuildsExactly(
+        fix, distance, travelled, eventTime: event.time, stored: time)
+      try log.bind(exact ? "" : event.jsonLine, to: p.json)
+      try log.bind(distance, to: p.distance)
+      try log.bind(travelled, to: p.travelled)
+      row += 1
     }
     try log.run()
   }

@@ -2,13 +2,13 @@ import Foundation
 
 extension MissionDatabase {
   /// The least free space a writable database needs on its file system, bytes (1 MiB).
-  public static let minimumFreeBytes: UInt64 = 1 << 20
+  package static let minimumFreeBytes: UInt64 = 1 << 20
 
   /// Checks that the database takes writes now: pending events commit, the write lock can
   /// be taken (`BEGIN IMMEDIATE`, then rolled back), and the file system has at least
   /// `minimumFreeBytes` free (for a file database).
   /// - Throws: `StoreError` when it does not.
-  public func checkWritable() throws {
+  package func checkWritable() throws {
     try withConnection { connection in
       try commitPendingLocked(connection)
       try connection.execute("BEGIN IMMEDIATE")

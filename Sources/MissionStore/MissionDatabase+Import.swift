@@ -20,10 +20,11 @@ extension MissionDatabase {
   ///   - time: Recorded as the missions' update time.
   /// - Returns: What was stored.
   /// - Throws: `StoreError.invalidMissionFile` (file, line, field, value, reason),
-  ///   `StoreError.unreadableFile`, `StoreError.sqlite`.
+  ///   `StoreError.secondTrackedMission` (with the file and line), `StoreError.missionTracked`,
+  ///   `StoreError.unreadableFile`, another `StoreError` from SQLite.
   /// - Complexity: O(n log N) for n records into N stored missions.
   @discardableResult
-  public func importMissions(
+  package func importMissions(
     from url: URL, format: MissionFileFormat? = nil, replacingExisting: Bool = false,
     at time: Date = Date()
   ) throws -> ImportSummary {
@@ -44,7 +45,7 @@ extension MissionDatabase {
   /// Imports missions from the bytes of a file in `format`, all or nothing (see
   /// `importMissions(from:format:replacingExisting:at:)`); `fileName` names it in errors.
   @discardableResult
-  public func importMissions(
+  package func importMissions(
     _ bytes: [UInt8], format: MissionFileFormat, fileName: String,
     replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> ImportSummary {
@@ -129,6 +130,12 @@ extension MissionDatabase {
               replaced += try storeLocked(
                 records, replace: replacingExisting, at: time, fileName, connection)
             } catch {
+              // Interrupted (`interrupt()`: a stopping server): SQLite rolled the
+              // transaction back already, so the rest is not worth validating.
+              if case StoreError.interrupted = error {
+                handOver.cancel()
+                throw error
+              }
               refused = error
             }
           }
@@ -140,9 +147,6 @@ extension MissionDatabase {
     }
     return ImportSummary(format: .csv, missionIDs: ids, replacedCount: replaced)
   }
-
-  /// The reason an imported record that would be a second tracked mission is refused with.
-  package static let secondTrackedReason = "only one mission can be active or arrived at a time"
 
   /// Stores validated records inside the caller's transaction; a refused record fails with
   /// its line. Returns how many replaced a stored mission.
@@ -158,20 +162,11 @@ extension MissionDatabase {
         StoreError.invalidMissionFile(
           file: fileName, line: record.line, field: "id", value: id,
           reason: "a mission with this id is already stored")
-      case StoreError.sqlite(MissionWriter.uniqueViolation, let message, _)
-      where message.contains("missions_one_tracked"):
-        // The schema's one-tracked-mission index, checked before the primary key: name the
-        // mission that holds it, unless it is this very id, stored already.
-        if let holder = try? trackedMissionLocked(otherThan: record.mission.id, connection) {
-          StoreError.invalidMissionFile(
-            file: fileName, line: record.line, field: "state",
-            value: record.mission.state.rawValue,
-            reason: "\(Self.secondTrackedReason), and mission '\(holder)' already is")
-        } else {
-          refused(record, StoreError.duplicateMission(record.mission.id))
-        }
-      case StoreError.sqlite(let code, let message, _) where code & 0xFF == 19:
-        // SQLITE_CONSTRAINT: a value the schema refuses, so the record is bad.
+      case StoreError.secondTrackedMission(let holder, let requested, let state, _, _):
+        StoreError.secondTrackedMission(
+          holder: holder, requested: requested, state: state, file: fileName, line: record.line)
+      case StoreError.constraint(_, let message, _):
+        // A value the schema refuses, so the record is bad.
         StoreError.invalidMissionFile(
           file: fileName, line: record.line, field: nil, value: nil, reason: message)
       default: error

@@ -20,10 +20,10 @@ extension MissionDatabase {
   /// - Returns: The transition; `to` is the mission's new state.
   /// - Throws: `TrackingError.illegalTransition` (naming the mission, its state and the
   ///   action) when the action is not allowed in the stored state — nothing is changed;
-  ///   `TrackingError.anotherMissionActive` when it would make a second mission active;
-  ///   `StoreError.missionNotFound`; `StoreError.sqlite`.
+  ///   `StoreError.secondTrackedMission` when it would make a second mission active;
+  ///   `StoreError.missionNotFound`; another `StoreError`.
   @discardableResult
-  public func apply(_ action: MissionAction, toMission id: String, at time: Date = Date())
+  package func apply(_ action: MissionAction, toMission id: String, at time: Date = Date())
     throws -> MissionTransition
   {
     let id = MissionID.normalized(id)
@@ -49,8 +49,8 @@ extension MissionDatabase {
   /// the pending events.
   /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
   ///   `transition.from` (another process changed the mission first);
-  ///   `TrackingError.anotherMissionActive`; `StoreError`.
-  public func commit(_ transition: MissionTransition) throws {
+  ///   `StoreError.secondTrackedMission`; another `StoreError`.
+  package func commit(_ transition: MissionTransition) throws {
     try withConnection { connection in
       try commitPendingLocked(connection)
       try connection.transaction {
@@ -65,11 +65,11 @@ extension MissionDatabase {
 
   /// The stored state of mission `id`.
   func storedStateLocked(_ id: String, _ connection: SQLiteConnection) throws -> MissionState {
-    let select = try connection.cached("SELECT state FROM missions WHERE id = ?")
+    let select = try connection.cached("SELECT state FROM missions WHERE id = :id")
     defer { select.reset() }
-    try select.bind(id, at: 1)
+    try select.bind(["id": id])
     guard try select.step() else { throw StoreError.missionNotFound(id) }
-    let text = select.string(at: 0) ?? ""
+    let text = try select.string("state") ?? ""
     guard let state = MissionState(rawValue: text) else {
       throw StoreError.sqlite(
         code: 0, message: "unknown state '\(text)' for mission \(id)", sql: select.sql)
@@ -77,15 +77,23 @@ extension MissionDatabase {
     return state
   }
 
-  /// The mission in a tracking state other than `id`, if any.
-  func trackedMissionLocked(otherThan id: String, _ connection: SQLiteConnection) throws
-    -> String?
-  {
+  /// Refuses to make mission `id` tracked (`state` active or arrived) while another mission
+  /// is: the one place that decides "at most one tracked mission", for transitions, imports
+  /// and replacements alike, naming the mission that holds it. (The schema's unique index
+  /// `missions_one_tracked` stays as the backstop no write gets past.) A `state` that is not
+  /// tracked passes.
+  /// - Throws: `StoreError.secondTrackedMission` naming the holder.
+  static func refuseSecondTrackedLocked(
+    _ id: String, state: MissionState, _ connection: SQLiteConnection
+  ) throws {
+    guard state.isTracking else { return }
     let select = try connection.cached(
-      "SELECT id FROM missions WHERE state IN ('active', 'arrived') AND id != ? LIMIT 1")
+      "SELECT id FROM missions WHERE state IN ('active', 'arrived') AND id != :id LIMIT 1")
     defer { select.reset() }
-    try select.bind(id, at: 1)
-    return try select.step() ? select.string(at: 0) : nil
+    try select.bind(["id": id])
+    guard try select.step() else { return }
+    throw StoreError.secondTrackedMission(
+      holder: try select.string("id") ?? "", requested: id, state: state)
   }
 
   /// Updates the mission's state, appends the audit row and the `state` event (inside the
@@ -93,29 +101,23 @@ extension MissionDatabase {
   private func commitTransitionLocked(
     _ transition: MissionTransition, _ connection: SQLiteConnection
   ) throws {
-    if transition.to.isTracking && !transition.from.isTracking,
-      let active = try trackedMissionLocked(otherThan: transition.missionID, connection)
-    {
-      // The unique index `missions_one_tracked` would refuse it too; this names the holder.
-      throw TrackingError.anotherMissionActive(active: active, requested: transition.missionID)
+    if !transition.from.isTracking {
+      try Self.refuseSecondTrackedLocked(transition.missionID, state: transition.to, connection)
     }
     let time = microseconds(transition.time)
     let update = try connection.cached(
-      "UPDATE missions SET state = ?, updated_us = ? WHERE id = ?")
-    try update.bind(transition.to.rawValue, at: 1)
-    try update.bind(time, at: 2)
-    try update.bind(transition.missionID, at: 3)
+      "UPDATE missions SET state = :state, updated_us = :updated WHERE id = :id")
+    try update.bind(["state": transition.to.rawValue, "updated": time, "id": transition.missionID])
     try update.run()
     let insert = try connection.cached(
       """
       INSERT INTO transitions (mission_id, action, from_state, to_state, time_us)
-      VALUES (?, ?, ?, ?, ?)
+      VALUES (:mission, :action, :from, :to, :time)
       """)
-    try insert.bind(transition.missionID, at: 1)
-    try insert.bind(transition.action.rawValue, at: 2)
-    try insert.bind(transition.from.rawValue, at: 3)
-    try insert.bind(transition.to.rawValue, at: 4)
-    try insert.bind(time, at: 5)
+    try insert.bind([
+      "mission": transition.missionID, "action": transition.action.rawValue,
+      "from": transition.from.rawValue, "to": transition.to.rawValue, "time": time,
+    ])
     try insert.run()
     try insertEventLocked(transition.event, time: time, connection)
     counters.events += 1
@@ -128,42 +130,40 @@ extension MissionDatabase {
     let select = try connection.cached(
       """
       SELECT action, from_state, to_state, time_us FROM transitions
-      WHERE mission_id = ? ORDER BY seq DESC LIMIT 1
+      WHERE mission_id = :id ORDER BY seq DESC LIMIT 1
       """)
     defer { select.reset() }
-    try select.bind(id, at: 1)
+    try select.bind(["id": id])
     guard try select.step() else { return nil }
-    return transition(from: select, missionID: id, offset: 0)
+    return try transition(from: select, missionID: id)
   }
 
-  /// Reads `action, from_state, to_state, time_us` starting at column `offset`.
-  func transition(from row: SQLiteStatement, missionID: String, offset: Int32)
-    -> MissionTransition
-  {
+  /// Reads the current row's `action, from_state, to_state, time_us`.
+  func transition(from row: SQLiteStatement, missionID: String) throws -> MissionTransition {
     MissionTransition(
       missionID: missionID,
       // Rows are written only with known actions; a newer schema is refused on open.
-      action: row.string(at: offset).flatMap(MissionAction.init(rawValue:)) ?? .start,
-      from: MissionState(rawValue: row.string(at: offset + 1) ?? "") ?? .open,
-      to: MissionState(rawValue: row.string(at: offset + 2) ?? "") ?? .open,
-      time: date(microseconds: row.int64(at: offset + 3)))
+      action: try row.string("action").flatMap(MissionAction.init(rawValue:)) ?? .start,
+      from: MissionState(rawValue: try row.string("from_state") ?? "") ?? .open,
+      to: MissionState(rawValue: try row.string("to_state") ?? "") ?? .open,
+      time: date(microseconds: try row.int64("time_us")))
   }
 
   /// The audit log of mission `id`, oldest first.
   /// - Throws: `StoreError.missionNotFound`, `StoreError.sqlite`.
-  public func transitions(ofMission id: String) throws -> [MissionTransition] {
+  package func transitions(ofMission id: String) throws -> [MissionTransition] {
     let id = MissionID.normalized(id)
     return try withConnection { connection in
       try ensureKnownLocked(id, connection)
       let select = try connection.cached(
         """
         SELECT action, from_state, to_state, time_us FROM transitions
-        WHERE mission_id = ? ORDER BY seq
+        WHERE mission_id = :id ORDER BY seq
         """)
       defer { select.reset() }
-      try select.bind(id, at: 1)
+      try select.bind(["id": id])
       var result: [MissionTransition] = []
-      while try select.step() { result.append(transition(from: select, missionID: id, offset: 0)) }
+      while try select.step() { result.append(try transition(from: select, missionID: id)) }
       return result
     }
   }

@@ -6,15 +6,38 @@ extension MissionDatabase {
   static let missionColumns =
     "id, title, lat, lon, radius_m, reward, currency, address, deadline_us, state"
 
-  /// Reads a mission from `missionColumns` at column 0.
-  func mission(from row: SQLiteStatement) -> Mission {
+  /// The columns of `missionColumns` in a statement that selects them, resolved once per
+  /// query, so that reading a row looks no name up.
+  struct MissionColumns {
+    let id, title, lat, lon, radius, reward, currency, address, deadline,
+      state: SQLiteStatement.Column
+
+    /// The columns of `statement`.
+    /// - Throws: `StoreError` when it lacks one.
+    init(_ statement: SQLiteStatement) throws {
+      id = try statement.column("id")
+      title = try statement.column("title")
+      lat = try statement.column("lat")
+      lon = try statement.column("lon")
+      radius = try statement.column("radius_m")
+      reward = try statement.column("reward")
+      currency = try statement.column("currency")
+      address = try statement.column("address")
+      deadline = try statement.column("deadline_us")
+      state = try statement.column("state")
+    }
+  }
+
+  /// Reads the current row's mission, its `missionColumns` at `columns`.
+  func mission(from row: SQLiteStatement, _ columns: MissionColumns) -> Mission {
     Mission(
-      id: row.string(at: 0) ?? "", title: row.string(at: 1) ?? "",
-      coordinate: Coordinate(uncheckedLatitude: row.double(at: 2), longitude: row.double(at: 3)),
-      geofenceRadiusMeters: row.double(at: 4), reward: row.string(at: 5),
-      currency: row.string(at: 6), address: row.string(at: 7),
-      deadline: row.optionalInt64(at: 8).map { date(microseconds: $0) },
-      state: MissionState(rawValue: row.string(at: 9) ?? "") ?? .open)
+      id: row.string(columns.id) ?? "", title: row.string(columns.title) ?? "",
+      coordinate: Coordinate(
+        uncheckedLatitude: row.double(columns.lat), longitude: row.double(columns.lon)),
+      geofenceRadiusMeters: row.double(columns.radius), reward: row.string(columns.reward),
+      currency: row.string(columns.currency), address: row.string(columns.address),
+      deadline: row.optionalInt64(columns.deadline).map { date(microseconds: $0) },
+      state: MissionState(rawValue: row.string(columns.state) ?? "") ?? .open)
   }
 
   /// Adds missions in one transaction: all or none.
@@ -24,7 +47,7 @@ extension MissionDatabase {
   /// - Throws: `StoreError.duplicateMission` when an id is already stored (nothing added),
   ///   `StoreError.sqlite` (for example a radius ≤ 0).
   /// - Complexity: O(n log N).
-  public func insert(_ missions: some Sequence<Mission>, at time: Date = Date()) throws {
+  package func insert(_ missions: some Sequence<Mission>, at time: Date = Date()) throws {
     // Not added to `knownMissions`: the transaction may still roll back, and the recorder
     // looks ids up on first use anyway.
     let missions = Array(missions)
@@ -48,72 +71,81 @@ extension MissionDatabase {
 
   /// Every mission, ordered by id, optionally only those in `state`.
   /// - Complexity: O(n) rows read; with a state filter, O(matches) through an index.
-  public func missions(inState state: MissionState? = nil) throws -> [Mission] {
+  package func missions(inState state: MissionState? = nil) throws -> [Mission] {
     try withConnection { connection in
       let select =
         if let state {
           try {
             let s = try connection.cached(
-              "SELECT \(Self.missionColumns) FROM missions WHERE state = ? ORDER BY id")
-            try s.bind(state.rawValue, at: 1)
+              "SELECT \(Self.missionColumns) FROM missions WHERE state = :state ORDER BY id")
+            try s.bind(["state": state.rawValue])
             return s
           }()
         } else {
           try connection.cached("SELECT \(Self.missionColumns) FROM missions ORDER BY id")
         }
       defer { select.reset() }
+      let columns = try MissionColumns(select)
       var result: [Mission] = []
-      while try select.step() { result.append(mission(from: select)) }
+      while try select.step() { result.append(mission(from: select, columns)) }
       return result
     }
   }
 
   /// The mission with `id` (in any Unicode normalisation form, see `MissionID`), or nil.
-  public func mission(id: String) throws -> Mission? {
+  package func mission(id: String) throws -> Mission? {
     try withConnection { connection in try missionLocked(id, connection) }
   }
 
   func missionLocked(_ id: String, _ connection: SQLiteConnection) throws -> Mission? {
-    let select = try connection.cached(
-      "SELECT \(Self.missionColumns) FROM missions WHERE id = ?")
+    if missionByID == nil {
+      let select = try connection.prepare(
+        "SELECT \(Self.missionColumns) FROM missions WHERE id = :id")
+      missionByID = (select, try select.parameter("id"), try MissionColumns(select))
+    }
+    guard let (select, parameter, columns) = missionByID else { return nil }
     defer { select.reset() }
-    try select.bind(MissionID.normalized(id), at: 1)
-    return try select.step() ? mission(from: select) : nil
+    try select.bind(MissionID.normalized(id), to: parameter)
+    return try select.step() ? mission(from: select, columns) : nil
   }
 
   /// The fields an import file carried beyond the known ones, as a JSON object (`{}` when
   /// none), or nil when there is no such mission.
-  public func extraProperties(ofMission id: String) throws -> String? {
+  package func extraProperties(ofMission id: String) throws -> String? {
     try withConnection { connection in
-      let select = try connection.cached("SELECT properties FROM missions WHERE id = ?")
+      let select = try connection.cached("SELECT properties FROM missions WHERE id = :id")
       defer { select.reset() }
-      try select.bind(MissionID.normalized(id), at: 1)
-      return try select.step() ? select.string(at: 0) : nil
+      try select.bind(["id": MissionID.normalized(id)])
+      return try select.step() ? try select.string("properties") : nil
     }
   }
 
   /// Number of stored missions.
-  public func missionCount() throws -> Int {
+  package func missionCount() throws -> Int {
     try withConnection { Int(try $0.integer("SELECT count(*) FROM missions") ?? 0) }
   }
 
   /// Every mission's id, coordinate and state, for building the proximity index: one
   /// sequential scan of the missions table, in id order.
   /// - Complexity: O(n).
-  public func missionLocations() throws -> [MissionLocation] {
+  package func missionLocations() throws -> [MissionLocation] {
     try withConnection { connection in
       let count = Int(try connection.integer("SELECT count(*) FROM missions") ?? 0)
       let select = try connection.cached("SELECT id, lat, lon, state FROM missions")
       defer { select.reset() }
+      let (id, lat, lon, stateColumn) = (
+        try select.column("id"), try select.column("lat"), try select.column("lon"),
+        try select.column("state")
+      )
       var result: [MissionLocation] = []
       result.reserveCapacity(count)
       while try select.step() {
-        let state = select.withUTF8(at: 3) { Self.state(utf8: $0) }
+        let state = select.withUTF8(stateColumn) { Self.state(utf8: $0) }
         result.append(
           MissionLocation(
-            id: select.string(at: 0) ?? "",
+            id: select.string(id) ?? "",
             coordinate: Coordinate(
-              uncheckedLatitude: select.double(at: 1), longitude: select.double(at: 2)),
+              uncheckedLatitude: select.double(lat), longitude: select.double(lon)),
             state: state))
       }
       return result

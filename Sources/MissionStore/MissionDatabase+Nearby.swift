@@ -19,6 +19,9 @@ extension MissionDatabase {
   ///   - center: The query point.
   ///   - limit: When given, how many at most (the nearest), ≥ 0.
   ///   - state: When given, only missions in this state are considered.
+  ///   - due: Missions that count as expired whatever their stored state: those past their
+  ///     deadline that the expiry has not recorded (`dueMissionIDs(at:)`), as a command
+  ///     that only reads shows them.
   /// - Returns: The matches, nearest first, ties by id.
   /// - Throws: `ProximityError.invalidDistance` for a negative or non-finite radius,
   ///   `ProximityError.invalidCount` for a negative limit, `StoreError` when SQLite fails.
@@ -27,9 +30,9 @@ extension MissionDatabase {
   ///   matches (each step at least doubles it), so c is about the missions of the smallest
   ///   such circle's cells. A circle whose box would need more than 2048 key ranges reads
   ///   the latitude band of the box instead.
-  public func nearbyMissions(
+  package func nearbyMissions(
     within radiusMeters: Double? = nil, of center: Coordinate, limit: Int? = nil,
-    state: MissionState? = nil
+    state: MissionState? = nil, due: Set<String> = []
   ) throws -> [ProximityMatch] {
     if let radiusMeters, !(radiusMeters.isFinite && radiusMeters >= 0) {
       throw ProximityError.invalidDistance(radiusMeters)
@@ -39,7 +42,8 @@ extension MissionDatabase {
       try connection.transactionForReading {
         guard let limit else {
           return try matchesLocked(
-            within: radiusMeters ?? .infinity, of: center, state: state, keeping: nil, connection
+            within: radiusMeters ?? .infinity, of: center, state: state, due: due, keeping: nil,
+            connection
           ).sorted()
         }
         guard limit > 0 else { return [] }
@@ -47,7 +51,7 @@ extension MissionDatabase {
         var searched = min(bound, Self.firstNearestRadiusMeters)
         while true {
           let found = try matchesLocked(
-            within: searched, of: center, state: state, keeping: limit, connection)
+            within: searched, of: center, state: state, due: due, keeping: limit, connection)
           // Every mission within `searched` was offered, every other one is farther: once
           // `limit` were offered, the `limit` best of them are the nearest overall.
           if found.offered >= limit || searched >= bound
@@ -71,15 +75,15 @@ extension MissionDatabase {
   static let firstNearestRadiusMeters = 1000.0
 
   /// The missions within `radiusMeters` (inclusive; infinity for all) of `center` in
-  /// `state` (all states when nil), all offered to a `BestMatches` that keeps the best
-  /// `keeping` (all when nil).
+  /// `state` (all states when nil; the missions in `due` count as expired), all offered to a
+  /// `BestMatches` that keeps the best `keeping` (all when nil).
   ///
   /// The bounding box, its slack and the pre-filters are those of
   /// `SpatialGrid.missions(within:of:where:)`, which never drop a true match; the haversine
   /// distance alone decides.
   private func matchesLocked(
-    within radiusMeters: Double, of center: Coordinate, state: MissionState?, keeping: Int?,
-    _ connection: SQLiteConnection
+    within radiusMeters: Double, of center: Coordinate, state: MissionState?,
+    due: Set<String>, keeping: Int?, _ connection: SQLiteConnection
   ) throws -> BestMatches {
     let slackDegrees = 1e-9
     var latReach = Double.infinity
@@ -113,33 +117,48 @@ extension MissionDatabase {
       }
       ranges = MissionCell.keyRanges(south: south, north: north, longitudes: longitudes)
     }
+    // Expired missions and those that count as expired: every state is read, the id of
+    // each mission in the circle too.
+    let dueCountAsWanted = state == .expired && !due.isEmpty
     let select =
-      if let state {
+      if dueCountAsWanted {
+        try connection.cached(
+          """
+          SELECT lat, lon, id, state FROM missions
+          WHERE \(MissionCell.sqlExpression) BETWEEN :low AND :high
+          """)
+      } else if let state {
         try {
           let s = try connection.cached(
             """
             SELECT lat, lon, id FROM missions
-            WHERE \(MissionCell.sqlExpression) BETWEEN ?1 AND ?2 AND state = ?3
+            WHERE \(MissionCell.sqlExpression) BETWEEN :low AND :high AND state = :state
             """)
-          try s.bind(state.rawValue, at: 3)
+          try s.bind(state.rawValue, to: try s.parameter("state"))
           return s
         }()
       } else {
         try connection.cached(
           """
           SELECT lat, lon, id FROM missions
-          WHERE \(MissionCell.sqlExpression) BETWEEN ?1 AND ?2
+          WHERE \(MissionCell.sqlExpression) BETWEEN :low AND :high
           """)
       }
     defer { select.reset() }
+    // Resolved once: the loops below look no name up.
+    let (low, high) = (try select.parameter("low"), try select.parameter("high"))
+    let (latColumn, lonColumn, idColumn) = (
+      try select.column("lat"), try select.column("lon"), try select.column("id")
+    )
+    let stateColumn = dueCountAsWanted ? try select.column("state") : nil
     var found = BestMatches(capacity: keeping)
     for range in ranges {
       select.rewind()
-      try select.bind(range.lowerBound, at: 1)
-      try select.bind(range.upperBound, at: 2)
+      try select.bind(range.lowerBound, to: low)
+      try select.bind(range.upperBound, to: high)
       while try select.step() {
-        let lat = select.double(at: 0)
-        let lon = select.double(at: 1)
+        let lat = select.double(latColumn)
+        let lon = select.double(lonColumn)
         guard abs(lat - center.latitude) <= latReach else { continue }
         if lonReach < .infinity {
           guard abs(longitudeDifference(from: center.longitude, to: lon)) <= lonReach else {
@@ -150,8 +169,20 @@ extension MissionDatabase {
         guard distance <= radiusMeters else { continue }
         // The id is read only for a match that could be kept (a k-nearest search over a
         // large circle sees many that cannot).
-        if found.mightKeep(distance: distance) {
-          found.offer(ProximityMatch(id: select.string(at: 2) ?? "", distanceMeters: distance))
+        if let stateColumn {
+          let id = select.string(idColumn) ?? ""
+          guard select.string(stateColumn) == MissionState.expired.rawValue || due.contains(id)
+          else { continue }
+          if found.mightKeep(distance: distance) {
+            found.offer(ProximityMatch(id: id, distanceMeters: distance))
+          } else {
+            found.count()
+          }
+        } else if found.mightKeep(distance: distance) {
+          let id = select.string(idColumn) ?? ""
+          // In `state` as stored, but expired by its deadline.
+          if state != nil, due.contains(id) { continue }
+          found.offer(ProximityMatch(id: id, distanceMeters: distance))
         } else {
           found.count()
         }

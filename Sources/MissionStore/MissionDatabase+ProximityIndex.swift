@@ -8,7 +8,7 @@ extension MissionDatabase {
   /// `remove` are O(1) expected); rebuilding is for start-up.
   /// - Throws: `StoreError` when the missions cannot be read.
   /// - Complexity: O(n) for n missions (one covering-index scan plus the grid's counting sort).
-  public func proximityIndex() throws -> SpatialGrid<MissionState> {
+  package func proximityIndex() throws -> SpatialGrid<MissionState> {
     let locations = try missionLocations()
     return try SpatialGrid(locations.map { ($0.id, $0.coordinate, $0.state) })
   }

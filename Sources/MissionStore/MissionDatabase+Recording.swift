@@ -22,7 +22,7 @@ extension MissionDatabase {
   ///   `TrackingError.changedElsewhere`, `StoreError.sqlite` when a commit fails (the group
   ///   is kept and retried by the next commit or `flush()`).
   /// - Complexity: amortised O(1) per event plus its index updates.
-  public func record(_ batch: TrackingBatch) throws {
+  package func record(_ batch: TrackingBatch) throws {
     try withConnection { connection in
       try ensureKnownLocked(batch.missionID, connection)
       try checkRecordable(batch.events, connection)
@@ -33,13 +33,13 @@ extension MissionDatabase {
   }
 
   /// Accepts one event that carries no fence state (see `record(_:)` for a batch).
-  public func record(_ event: TrackingEvent) throws {
+  package func record(_ event: TrackingEvent) throws {
     try record(contentsOf: [event])
   }
 
   /// Accepts several events of any missions, in order, taking the lock once (see
   /// `record(_:)`). When one is refused before the group, none is accepted.
-  public func record(contentsOf events: some Sequence<TrackingEvent>) throws {
+  package func record(contentsOf events: some Sequence<TrackingEvent>) throws {
     try withConnection { connection in
       let events = Array(events)
       var checked: String?
@@ -58,12 +58,12 @@ extension MissionDatabase {
   /// Commits every pending event now.
   /// - Throws: `StoreError` when the commit fails (the events stay pending),
   ///   `TrackingError.changedElsewhere` when they were dropped.
-  public func flush() throws {
+  package func flush() throws {
     try withConnection { connection in try commitPendingLocked(connection) }
   }
 
   /// How many recorded events are waiting for their commit.
-  public var pendingEventCount: Int { locked { batch.count } }
+  package var pendingEventCount: Int { locked { batch.count } }
 
   private func checkRecordable(_ events: [TrackingEvent], _ connection: SQLiteConnection) throws {
     for event in events {
@@ -87,9 +87,9 @@ extension MissionDatabase {
   /// Fails unless mission `id` is stored (cached once seen).
   func ensureKnownLocked(_ id: String, _ connection: SQLiteConnection) throws {
     if knownMissions.contains(id) { return }
-    let statement = try connection.cached("SELECT 1 FROM missions WHERE id = ?")
+    let statement = try connection.cached("SELECT 1 FROM missions WHERE id = :id")
     defer { statement.reset() }
-    try statement.bind(id, at: 1)
+    try statement.bind(["id": id])
     guard try statement.step() else { throw StoreError.missionNotFound(id) }
     knownMissions.insert(id)
   }
@@ -138,13 +138,14 @@ extension MissionDatabase {
         for (id, travelled) in pending.travelled {
           let save = try connection.cached(
             """
-            INSERT INTO tracking_sessions (mission_id, travelled_m, updated_us) VALUES (?, ?, ?)
+            INSERT INTO tracking_sessions (mission_id, travelled_m, updated_us)
+            VALUES (:mission, :travelled, :updated)
             ON CONFLICT (mission_id) DO UPDATE SET travelled_m = excluded.travelled_m,
               updated_us = excluded.updated_us
             """)
-          try save.bind(id, at: 1)
-          try save.bind(travelled.meters, at: 2)
-          try save.bind(travelled.updated, at: 3)
+          try save.bind([
+            "mission": id, "travelled": travelled.meters, "updated": travelled.updated,
+          ])
           try save.run()
         }
       }
@@ -195,12 +196,11 @@ extension MissionDatabase {
     case .rejected(let reason, let count):
       let add = try connection.cached(
         """
-        INSERT INTO ingest_rejections (mission_id, reason, count) VALUES (?, ?, ?)
+        INSERT INTO ingest_rejections (mission_id, reason, count)
+        VALUES (:mission, :reason, :count)
         ON CONFLICT (mission_id, reason) DO UPDATE SET count = count + excluded.count
         """)
-      try add.bind(event.missionID, at: 1)
-      try add.bind(reason, at: 2)
-      try add.bind(count, at: 3)
+      try add.bind(["mission": event.missionID, "reason": reason, "count": count])
       try add.run()
     case .enter, .exit, .dwell, .crossed, .source, .state:
       break
@@ -218,11 +218,9 @@ extension MissionDatabase {
       """
       INSERT INTO events (mission_id, type, time_us, json, distance_m, fence_id, initial,
         seconds, from_state, to_state, status, detail, count)
-      VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      VALUES (:mission, :type, :time, '', :distance, :fence, :initial, :seconds, :from, :to,
+        :status, :detail, :count)
       """)
-    try insert.bind(event.missionID, at: 1)
-    try insert.bind(event.type, at: 2)
-    try insert.bind(time, at: 3)
     var distance: Double?
     var fence: String?
     var initial: Int?
@@ -243,15 +241,11 @@ extension MissionDatabase {
     case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
     case .rejected(let reason, let number): (status, count) = (reason, number)
     }
-    try insert.bind(distance, at: 4)
-    try insert.bind(fence, at: 5)
-    try insert.bind(initial, at: 6)
-    try insert.bind(seconds, at: 7)
-    try insert.bind(from, at: 8)
-    try insert.bind(to, at: 9)
-    try insert.bind(status, at: 10)
-    try insert.bind(detail, at: 11)
-    try insert.bind(count, at: 12)
+    try insert.bind([
+      "mission": event.missionID, "type": event.type, "time": time, "distance": distance,
+      "fence": fence, "initial": initial, "seconds": seconds, "from": from, "to": to,
+      "status": status, "detail": detail, "count": count,
+    ])
     try insert.run()
   }
 
@@ -262,17 +256,16 @@ extension MissionDatabase {
     let save = try connection.cached(
       """
       INSERT INTO fence_state (mission_id, fence_id, inside, since_us, dwell_reported,
-        updated_us) VALUES (?, ?, ?, ?, ?, ?)
+        updated_us) VALUES (:mission, :fence, :inside, :since, :dwellReported, :updated)
       ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = excluded.inside,
         since_us = excluded.since_us, dwell_reported = excluded.dwell_reported,
         updated_us = excluded.updated_us
       """)
-    try save.bind(missionID, at: 1)
-    try save.bind(fenceID, at: 2)
-    try save.bind(state.isInside ? 1 : 0, at: 3)
-    try save.bind(state.insideSince.map(microseconds), at: 4)
-    try save.bind(state.dwellReported ? 1 : 0, at: 5)
-    try save.bind(updated, at: 6)
+    try save.bind([
+      "mission": missionID, "fence": fenceID, "inside": state.isInside ? 1 : 0,
+      "since": state.insideSince.map(microseconds), "dwellReported": state.dwellReported ? 1 : 0,
+      "updated": updated,
+    ])
     try save.run()
   }
 }

@@ -14,7 +14,7 @@ extension MissionDatabase: TrackingStore {
   /// While no other connection has committed since the previous call (`PRAGMA
   /// data_version` unchanged), it answers without reading any table, so polling is cheap.
   /// - Complexity: O(changes log n); O(n) for the first call.
-  public func changes(after token: Int64?) throws -> MissionChanges {
+  package func changes(after token: Int64?) throws -> MissionChanges {
     try withConnection { connection in
       let version = try connection.integer("PRAGMA data_version") ?? 0
       // data_version moves only with other connections' commits; this connection's own
@@ -33,23 +33,26 @@ extension MissionDatabase: TrackingStore {
           let select = try connection.cached(
             """
             SELECT \(Self.missionColumns) FROM missions
-            WHERE id IN (SELECT id FROM mission_changes WHERE seq > ?)
+            WHERE id IN (SELECT id FROM mission_changes WHERE seq > :token)
             """)
           defer { select.reset() }
-          try select.bind(token, at: 1)
-          while try select.step() { missions.append(mission(from: select)) }
+          try select.bind(["token": token])
+          let columns = try MissionColumns(select)
+          while try select.step() { missions.append(mission(from: select, columns)) }
           let removals = try connection.cached(
             """
             SELECT DISTINCT id FROM mission_changes
-            WHERE seq > ? AND removed = 1 AND id NOT IN (SELECT id FROM missions)
+            WHERE seq > :token AND removed = 1 AND id NOT IN (SELECT id FROM missions)
             """)
           defer { removals.reset() }
-          try removals.bind(token, at: 1)
-          while try removals.step() { removed.append(removals.string(at: 0) ?? "") }
+          try removals.bind(["token": token])
+          let id = try removals.column("id")
+          while try removals.step() { removed.append(removals.string(id) ?? "") }
         } else {
           let select = try connection.cached("SELECT \(Self.missionColumns) FROM missions")
           defer { select.reset() }
-          while try select.step() { missions.append(mission(from: select)) }
+          let columns = try MissionColumns(select)
+          while try select.step() { missions.append(mission(from: select, columns)) }
         }
         observedDataVersion = version
         return MissionChanges(token: current, missions: missions, removedIDs: removed)
@@ -59,17 +62,17 @@ extension MissionDatabase: TrackingStore {
 
   /// The stored fence states, last track fix and travelled distance of mission `id`; nil
   /// when nothing was recorded for it (tracking starts fresh: an enter inside is `initial`).
-  public func resumePoint(ofMission id: String) throws -> TrackingPipeline.Resume? {
+  package func resumePoint(ofMission id: String) throws -> TrackingPipeline.Resume? {
     try withConnection { connection in
       try commitPendingLocked(connection)
       let fences = try fenceStatesLocked(id, connection)
       let last = try lastFixLocked(id, connection)
       if fences.isEmpty && last == nil { return nil }
       let select = try connection.cached(
-        "SELECT travelled_m FROM tracking_sessions WHERE mission_id = ?")
+        "SELECT travelled_m FROM tracking_sessions WHERE mission_id = :id")
       defer { select.reset() }
-      try select.bind(id, at: 1)
-      let travelled = try select.step() ? select.double(at: 0) : 0
+      try select.bind(["id": id])
+      let travelled = try select.step() ? try select.double("travelled_m") : 0
       return TrackingPipeline.Resume(
         fenceStates: fences, lastDelivered: last, travelledMeters: travelled)
     }

@@ -16,14 +16,14 @@ import MissionTracking
 ///
 /// `@unchecked Sendable`: all mutable state (the connection, its cached statements, the
 /// pending batch, the counters) is only touched while holding `lock`.
-public final class MissionDatabase: @unchecked Sendable {
+package final class MissionDatabase: @unchecked Sendable {
   /// The schema version this build writes (`PRAGMA user_version`).
-  public static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
+  package static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
 
   /// The file (or `:memory:`).
-  public let path: String
+  package let path: String
   /// How the database was opened.
-  public let configuration: StoreConfiguration
+  package let configuration: StoreConfiguration
 
   private let lock = NSLock()
   /// Guarded by `lock`: nil once closed.
@@ -40,9 +40,13 @@ public final class MissionDatabase: @unchecked Sendable {
   var observedDataVersion: Int64?
   /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
   /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
-  var trackRuns: [SQLiteStatement?] = []
-  var trackPlainRuns: [SQLiteStatement?] = []
-  var eventRuns: [SQLiteStatement?] = []
+  var trackRuns: [MultiRowStatement<TrackRow>?] = []
+  var trackPlainRuns: [MultiRowStatement<TrackRow>?] = []
+  var eventRuns: [MultiRowStatement<FixEventRow>?] = []
+  /// Guarded by `lock`: the query of one mission by id with its parameter and columns
+  /// resolved (see `missionLocked`), held so a lookup per nearby match resolves nothing.
+  var missionByID:
+    (statement: SQLiteStatement, id: SQLiteStatement.Parameter, columns: MissionColumns)?
 
   /// Opens (creating if needed) the database at `path`.
   ///
@@ -52,7 +56,7 @@ public final class MissionDatabase: @unchecked Sendable {
   /// - Throws: `StoreError.newerSchema` for a file from a newer version (untouched),
   ///   `StoreError.outdatedSchema` for a read-only open of an old file, `StoreError.sqlite`
   ///   when SQLite fails (for example the file is not a database).
-  public convenience init(path: String, configuration: StoreConfiguration = StoreConfiguration())
+  package convenience init(path: String, configuration: StoreConfiguration = StoreConfiguration())
     throws
   {
     try self.init(path: path, configuration: configuration, migrations: SchemaMigration.all)
@@ -126,7 +130,7 @@ public final class MissionDatabase: @unchecked Sendable {
   /// Commits pending events and closes the connection. Later calls throw
   /// `StoreError.closed`; closing twice does nothing.
   /// - Throws: `StoreError` when the final commit fails (the connection is closed anyway).
-  public func close() throws {
+  package func close() throws {
     try locked {
       guard let connection else { return }
       defer {
@@ -135,6 +139,7 @@ public final class MissionDatabase: @unchecked Sendable {
         trackRuns = []
         trackPlainRuns = []
         eventRuns = []
+        missionByID = nil
       }
       if !batch.isEmpty { try commitPendingLocked(connection) }
     }
@@ -148,6 +153,7 @@ public final class MissionDatabase: @unchecked Sendable {
       trackRuns = []
       trackPlainRuns = []
       eventRuns = []
+      missionByID = nil
       batch = EventBatch()
     }
   }
@@ -155,21 +161,21 @@ public final class MissionDatabase: @unchecked Sendable {
   /// Takes the right to track on this database (see `TrackingLease`); keep the lease for
   /// as long as this process tracks.
   /// - Throws: `StoreError.trackingLeaseHeld` naming the process that holds it.
-  public func claimTracking(holder: String) throws -> TrackingLease {
+  package func claimTracking(holder: String) throws -> TrackingLease {
     try TrackingLease(databasePath: path, holder: holder)
   }
 
   /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound file.
   /// - Complexity: O(size of the database).
-  public func integrityCheck() throws -> [String] {
+  package func integrityCheck() throws -> [String] {
     try withConnection { try $0.strings("PRAGMA integrity_check") }
   }
 
   /// The journal mode in effect (`wal` for a file, `memory` for `:memory:`).
-  public func journalMode() throws -> String {
+  package func journalMode() throws -> String {
     try withConnection { try $0.strings("PRAGMA journal_mode").first ?? "" }
   }
 
   /// Counts of what the recorder has committed since the database was opened.
-  public var ingestCounters: IngestCounters { locked { counters } }
+  package var ingestCounters: IngestCounters { locked { counters } }
 }

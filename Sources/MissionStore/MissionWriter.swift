@@ -6,28 +6,80 @@ import MissionTracking
 ///
 /// Used inside the caller's transaction only; it holds no state of its own.
 struct MissionWriter {
-  private let exists: SQLiteStatement
-  private let insert: SQLiteStatement
-  private let upsert: SQLiteStatement
-  private let log: SQLiteStatement
-  private let insertRows: SQLiteStatement
-  private let logRows: SQLiteStatement
+  /// The parameters of one mission row (`:id`, `:title`, … with the row's number after
+  /// each in a multi-row insert).
+  struct Row {
+    /// The parameter names, in the order of `columns`.
+    static let names = [
+      "id", "title", "lat", "lon", "radius", "reward", "currency", "address", "deadline",
+      "state", "properties", "updated",
+    ]
+    let id, title, lat, lon, radius, reward, currency, address, deadline, state, properties,
+      updated: SQLiteStatement.Parameter
 
-  /// SQLite's extended result code for a PRIMARY KEY violation (`SQLITE_CONSTRAINT_PRIMARYKEY`).
-  static let primaryKeyViolation = 1555
-  /// SQLite's extended result code for a UNIQUE index violation (`SQLITE_CONSTRAINT_UNIQUE`).
-  static let uniqueViolation = 2067
+    /// The parameters named with `suffix` in `statement`.
+    /// - Throws: `StoreError` when one is missing.
+    init(_ statement: SQLiteStatement, suffix: String = "") throws {
+      func named(_ name: String) throws -> SQLiteStatement.Parameter {
+        try statement.parameter(name + suffix)
+      }
+      (id, title, lat, lon) = (
+        try named("id"), try named("title"), try named("lat"), try named("lon")
+      )
+      (radius, reward, currency, address) = (
+        try named("radius"), try named("reward"), try named("currency"), try named("address")
+      )
+      (deadline, state, properties, updated) = (
+        try named("deadline"), try named("state"), try named("properties"), try named("updated")
+      )
+    }
+
+    /// Binds `mission`, its extra `properties` and the update time to these parameters.
+    func bind(
+      _ mission: Mission, properties: String, updated: Int64, to statement: SQLiteStatement
+    ) throws {
+      try statement.bind(mission.id, to: id)
+      try statement.bind(mission.title, to: title)
+      try statement.bind(mission.coordinate.latitude, to: lat)
+      try statement.bind(mission.coordinate.longitude, to: lon)
+      try statement.bind(mission.geofenceRadiusMeters, to: radius)
+      try statement.bind(mission.reward, to: reward)
+      try statement.bind(mission.currency, to: currency)
+      try statement.bind(mission.address, to: address)
+      try statement.bind(mission.deadline.map(microseconds), to: deadline)
+      try statement.bind(mission.state.rawValue, to: state)
+      try statement.bind(properties, to: self.properties)
+      try statement.bind(updated, to: self.updated)
+    }
+  }
+
+  private let exists: SQLiteStatement
+  private let existsID: SQLiteStatement.Parameter
+  private let existsState: SQLiteStatement.Column
+  private let insert: SQLiteStatement
+  private let insertRow: Row
+  private let upsert: SQLiteStatement
+  private let upsertRow: Row
+  private let log: SQLiteStatement
+  private let logID: SQLiteStatement.Parameter
+  private let insertRows: MultiRowStatement<Row>
+  private let logRows: MultiRowStatement<SQLiteStatement.Parameter>
+  private let connection: SQLiteConnection
 
   private static let columns = """
     INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-      deadline_us, state, properties, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      deadline_us, state, properties, updated_us) VALUES
     """
 
   init(_ connection: SQLiteConnection) throws {
-    exists = try connection.cached("SELECT state FROM missions WHERE id = ?")
-    insert = try connection.cached(Self.columns)
+    self.connection = connection
+    exists = try connection.cached("SELECT state FROM missions WHERE id = :id")
+    (existsID, existsState) = (try exists.parameter("id"), try exists.column("state"))
+    let one = Self.columns + " (" + Row.names.map { ":" + $0 }.joined(separator: ", ") + ")"
+    insert = try connection.cached(one)
+    insertRow = try Row(insert)
     upsert = try connection.cached(
-      Self.columns + """
+      one + """
 
         ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
           lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
@@ -35,9 +87,11 @@ struct MissionWriter {
           deadline_us = excluded.deadline_us, state = excluded.state,
           properties = excluded.properties, updated_us = excluded.updated_us
         """)
-    log = try connection.cached("INSERT INTO mission_changes (id) VALUES (?)")
-    insertRows = try connection.cached(Self.multiRowInsert(Self.rowsPerStatement))
-    logRows = try connection.cached(Self.multiRowLog(Self.rowsPerStatement))
+    upsertRow = try Row(upsert)
+    log = try connection.cached("INSERT INTO mission_changes (id) VALUES (:id)")
+    logID = try log.parameter("id")
+    insertRows = try Self.multiRowInsert(Self.rowsPerStatement, connection)
+    logRows = try Self.multiRowLog(Self.rowsPerStatement, connection)
   }
 
   /// Rows per statement of `insertNew`: one statement per row was half of a large import's
@@ -59,30 +113,19 @@ struct MissionWriter {
     while start < missions.count {
       let end = min(missions.count, start + Self.rowsPerStatement)
       let full = end - start == Self.rowsPerStatement
-      let rows = full ? insertRows : try connection.cached(Self.multiRowInsert(end - start))
-      let logs = full ? logRows : try connection.cached(Self.multiRowLog(end - start))
-      var parameter: Int32 = 1
+      let rows = full ? insertRows : try Self.multiRowInsert(end - start, connection)
+      let logs = full ? logRows : try Self.multiRowLog(end - start, connection)
       for index in start..<end {
         let (mission, properties) = missions[index]
-        try rows.bind(mission.id, at: parameter)
-        try rows.bind(mission.title, at: parameter + 1)
-        try rows.bind(mission.coordinate.latitude, at: parameter + 2)
-        try rows.bind(mission.coordinate.longitude, at: parameter + 3)
-        try rows.bind(mission.geofenceRadiusMeters, at: parameter + 4)
-        try rows.bind(mission.reward, at: parameter + 5)
-        try rows.bind(mission.currency, at: parameter + 6)
-        try rows.bind(mission.address, at: parameter + 7)
-        try rows.bind(mission.deadline.map(microseconds), at: parameter + 8)
-        try rows.bind(mission.state.rawValue, at: parameter + 9)
-        try rows.bind(properties, at: parameter + 10)
-        try rows.bind(updated, at: parameter + 11)
-        try logs.bind(mission.id, at: Int32(index - start + 1))
-        parameter += 12
+        try rows.rows[index - start].bind(
+          mission, properties: properties, updated: updated, to: rows.statement)
+        try logs.statement.bind(mission.id, to: logs.rows[index - start])
       }
       do {
-        try rows.run()
-      } catch StoreError.sqlite(let code, let message, let sql) where code & 0xFF == 19 {
-        // SQLITE_CONSTRAINT: find the row, one statement at a time.
+        try rows.statement.run()
+      } catch let error as StoreError {
+        guard case .constraint = error else { throw error }
+        // Find the row, one statement at a time.
         for index in start..<end {
           do {
             try write(
@@ -92,67 +135,72 @@ struct MissionWriter {
             try failed(index, error)
           }
         }
-        throw StoreError.sqlite(code: code, message: message, sql: sql)
+        throw error
       }
-      try logs.run()
+      try logs.statement.run()
       start = end
     }
   }
 
-  /// `INSERT INTO missions … VALUES (…), (…)` for `count` rows.
-  private static func multiRowInsert(_ count: Int) -> String {
-    let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    return columns.replacingOccurrences(of: row, with: "")
-      + Array(repeating: row, count: count).joined(separator: ", ")
+  /// `INSERT INTO missions … VALUES (…), (…)` for `count` rows (from the connection's
+  /// cache), each row's parameters resolved.
+  private static func multiRowInsert(_ count: Int, _ connection: SQLiteConnection) throws
+    -> MultiRowStatement<Row>
+  {
+    let sql = columns + " " + MultiRowStatement<Row>.values(Row.names, count: count)
+    return try MultiRowStatement(connection.cached(sql), count: count) {
+      try Row($0, suffix: "\($1)")
+    }
   }
 
-  /// `INSERT INTO mission_changes (id) VALUES (?), (?)` for `count` rows.
-  private static func multiRowLog(_ count: Int) -> String {
-    "INSERT INTO mission_changes (id) VALUES "
-      + Array(repeating: "(?)", count: count).joined(separator: ", ")
+  /// `INSERT INTO mission_changes (id) VALUES (:id0), (:id1)` for `count` rows.
+  private static func multiRowLog(_ count: Int, _ connection: SQLiteConnection) throws
+    -> MultiRowStatement<SQLiteStatement.Parameter>
+  {
+    let sql =
+      "INSERT INTO mission_changes (id) VALUES "
+      + MultiRowStatement<SQLiteStatement.Parameter>.values(["id"], count: count)
+    return try MultiRowStatement(connection.cached(sql), count: count) {
+      try $0.parameter("id\($1)")
+    }
   }
 
   /// Inserts `mission` (its id already in NFC), or with `replace` updates the stored one.
   ///
   /// Without `replace` the row is inserted at once and the primary key refuses a duplicate
-  /// (no lookup first); with it, a lookup tells an update from an insert.
+  /// (no lookup first); with it, and for a tracked mission, a lookup tells an update from an
+  /// insert and a stored id from a second tracked mission.
   /// - Returns: Whether a stored mission was replaced.
   /// - Throws: `StoreError.duplicateMission` for a stored id without `replace`,
-  ///   `StoreError.sqlite` for a value the schema refuses.
+  ///   `StoreError.missionTracked` when replacing a tracked mission,
+  ///   `StoreError.secondTrackedMission` (see `refuseSecondTrackedLocked`),
+  ///   `StoreError.constraint` for a value the schema refuses.
   @discardableResult
   func write(_ mission: Mission, properties: String, replace: Bool, updated: Int64) throws
     -> Bool
   {
     var existed = false
-    if replace {
-      try exists.bind(mission.id, at: 1)
+    if replace || mission.state.isTracking {
+      try exists.bind(mission.id, to: existsID)
       existed = try exists.step()
-      let stored = existed ? exists.string(at: 0).flatMap(MissionState.init(rawValue:)) : nil
+      let stored = existed ? exists.string(existsState).flatMap(MissionState.init(rawValue:)) : nil
       exists.reset()
+      guard replace || !existed else { throw StoreError.duplicateMission(mission.id) }
       // The tracking engine owns a tracked mission until it is submitted or cancelled.
       if let stored, stored.isTracking { throw StoreError.missionTracked(mission.id) }
+      try MissionDatabase.refuseSecondTrackedLocked(mission.id, state: mission.state, connection)
     }
     let statement = replace ? upsert : insert
-    try statement.bind(mission.id, at: 1)
-    try statement.bind(mission.title, at: 2)
-    try statement.bind(mission.coordinate.latitude, at: 3)
-    try statement.bind(mission.coordinate.longitude, at: 4)
-    try statement.bind(mission.geofenceRadiusMeters, at: 5)
-    try statement.bind(mission.reward, at: 6)
-    try statement.bind(mission.currency, at: 7)
-    try statement.bind(mission.address, at: 8)
-    try statement.bind(mission.deadline.map(microseconds), at: 9)
-    try statement.bind(mission.state.rawValue, at: 10)
-    try statement.bind(properties, at: 11)
-    try statement.bind(updated, at: 12)
+    try (replace ? upsertRow : insertRow).bind(
+      mission, properties: properties, updated: updated, to: statement)
     do {
       try statement.run()
-    } catch StoreError.sqlite(let code, _, _) where code == Self.primaryKeyViolation {
+    } catch StoreError.constraint(.primaryKey, _, _) {
       throw StoreError.duplicateMission(mission.id)
     }
     if !existed {
       // The change feed (an update's entry comes from the `missions_change_update` trigger).
-      try log.bind(mission.id, at: 1)
+      try log.bind(mission.id, to: logID)
       try log.run()
     }
     return existed

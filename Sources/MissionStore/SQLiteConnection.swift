@@ -23,7 +23,7 @@ final class SQLiteConnection {
   /// it, opens the file as immutable: SQLite would otherwise need to create the WAL index
   /// (`-shm`) there and fail, although no other process can be writing to it (a writer
   /// needs the same directory for its WAL).
-  /// - Throws: `StoreError.sqlite` with SQLite's code and message.
+  /// - Throws: The `StoreError` of SQLite's code, with its message.
   init(path: String, readOnly: Bool) throws {
     _ = Self.configured
     self.path = path
@@ -42,7 +42,7 @@ final class SQLiteConnection {
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
       sqlite3_close_v2(db)
-      throw StoreError.sqlite(code: Int(rc), message: message, sql: "open \(path)")
+      throw StoreError(resultCode: rc, message: message, sql: "open \(path)")
     }
     sqlite3_extended_result_codes(db, 1)
     handle = db
@@ -87,7 +87,7 @@ final class SQLiteConnection {
   /// The error for result code `code` from running `sql`.
   func error(_ code: Int32, sql: String) -> StoreError {
     let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
-    return .sqlite(code: Int(code), message: message, sql: sql)
+    return StoreError(resultCode: code, message: message, sql: sql)
   }
 
   /// Sets how long a statement waits for another connection's lock before `SQLITE_BUSY`.
@@ -104,7 +104,7 @@ final class SQLiteConnection {
     guard rc == SQLITE_OK else {
       let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
       sqlite3_free(message)
-      throw StoreError.sqlite(code: Int(rc), message: text, sql: sql)
+      throw StoreError(resultCode: rc, message: text, sql: sql)
     }
   }
 
@@ -169,14 +169,14 @@ final class SQLiteConnection {
   func integer(_ sql: String) throws -> Int64? {
     let statement = try cached(sql)
     defer { statement.reset() }
-    return try statement.step() ? statement.int64(at: 0) : nil
+    return try statement.step() ? statement.int64(statement.onlyColumn) : nil
   }
 
   /// The first column of every row of `sql` as text.
   func strings(_ sql: String) throws -> [String] {
     let statement = try prepare(sql)
     var rows: [String] = []
-    while try statement.step() { rows.append(statement.string(at: 0) ?? "") }
+    while try statement.step() { rows.append(statement.string(statement.onlyColumn) ?? "") }
     return rows
   }
 }

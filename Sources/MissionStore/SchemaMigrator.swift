@@ -39,10 +39,11 @@ struct SchemaMigrator {
         try step.edit?.apply(connection)
         try connection.execute(step.sql)
         let record = try connection.cached(
-          "INSERT INTO schema_migrations (version, name, applied_us) VALUES (?, ?, ?)")
-        try record.bind(step.version, at: 1)
-        try record.bind(step.name, at: 2)
-        try record.bind(microseconds(now), at: 3)
+          """
+          INSERT INTO schema_migrations (version, name, applied_us)
+          VALUES (:version, :name, :applied)
+          """)
+        try record.bind(["version": step.version, "name": step.name, "applied": microseconds(now)])
         try record.run()
         // PRAGMA cannot take a bound parameter; the value is our own integer constant.
         try connection.execute("PRAGMA user_version = \(step.version)")

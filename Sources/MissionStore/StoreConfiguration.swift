@@ -1,7 +1,7 @@
 /// How a `MissionDatabase` opens its file and commits.
-public struct StoreConfiguration: Sendable, Hashable {
+package struct StoreConfiguration: Sendable, Hashable {
   /// SQLite's `synchronous` setting in WAL mode.
-  public enum Synchronous: String, Sendable, Hashable, CaseIterable {
+  package enum Synchronous: String, Sendable, Hashable, CaseIterable {
     /// fsync the WAL on every commit: a committed batch survives power loss.
     case full = "FULL"
     /// fsync only at checkpoints: a committed batch survives a crash of the process (the
@@ -11,16 +11,16 @@ public struct StoreConfiguration: Sendable, Hashable {
   }
 
   /// Open without writing (no migration, no WAL switch); a reader beside a writer.
-  public var readOnly: Bool
+  package var readOnly: Bool
   /// Durability of each commit (default `.full`, see README "Durability").
-  public var synchronous: Synchronous
+  package var synchronous: Synchronous
   /// How long to wait for another connection's write lock, in milliseconds (default 5,000).
-  public var busyTimeoutMilliseconds: Int
+  package var busyTimeoutMilliseconds: Int
   /// Group commit for `record(_:)`.
-  public var groupCommit: GroupCommitPolicy
+  package var groupCommit: GroupCommitPolicy
 
   /// Creates a configuration; the defaults suit a field rig.
-  public init(
+  package init(
     readOnly: Bool = false, synchronous: Synchronous = .full,
     busyTimeoutMilliseconds: Int = 5000, groupCommit: GroupCommitPolicy = GroupCommitPolicy()
   ) {

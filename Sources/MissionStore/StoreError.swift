@@ -3,9 +3,39 @@ import MissionTracking
 import TextRules
 
 /// Errors thrown by `MissionStore`, each with the context needed to act on it.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// SQLite failed: its (extended) result code, its message and the SQL that failed.
+///
+/// SQLite's result codes are mapped to these cases once, in `StoreError(resultCode:…)`
+/// (GRDB's `DatabaseError.extendedResultCode`): callers match a case, never a code or a
+/// message text.
+package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// SQLite failed in a way no other case names: its (extended) result code, its message
+  /// and the SQL that failed.
   case sqlite(code: Int, message: String, sql: String)
+  /// Another connection holds the lock this one needed (`SQLITE_BUSY`, `SQLITE_LOCKED`),
+  /// after the busy timeout: try again later.
+  case busy(message: String, sql: String)
+  /// The database (or its directory, or the file system) takes no writes
+  /// (`SQLITE_READONLY`).
+  case readOnly(message: String, sql: String)
+  /// The file is not an SQLite database (`SQLITE_NOTADB`).
+  case notADatabase(message: String, sql: String)
+  /// The disk or the database is full (`SQLITE_FULL`).
+  case full(message: String, sql: String)
+  /// The statement was interrupted (`SQLITE_INTERRUPT`).
+  case interrupted(message: String, sql: String)
+  /// A row broke a constraint of the schema (`SQLITE_CONSTRAINT_*`): which kind, SQLite's
+  /// message and the SQL.
+  case constraint(ConstraintKind, message: String, sql: String)
+  /// A write would make mission `requested` tracked (active or arrived) while mission
+  /// `holder` is: at most one mission is tracked at a time. `file` and `line` name the
+  /// imported record when the write came from a mission file; `state` is the state it asked
+  /// for. Nothing was written.
+  case secondTrackedMission(
+    holder: String, requested: String, state: MissionState, file: String? = nil,
+    line: Int? = nil)
+  /// A removal of mission `id` while it is tracked (in `state`, active or arrived); nothing
+  /// was removed.
+  case trackedMissionRemoval(id: String, state: MissionState)
   /// The database was closed before this call.
   case closed(path: String)
   /// The file was written by a newer MissionTrack (schema `found` > `supported`); it was
@@ -38,10 +68,26 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Always a single line: the SQL is folded onto one line and cut after 80 characters (a
   /// failed migration would otherwise print the whole schema), and line breaks and other
   /// control characters inside values taken from a file are shown escaped (`\n`, `\x1B`).
-  public var description: String {
+  package var description: String {
     switch self {
     case .sqlite(let code, let message, let sql):
       "SQLite error \(code): \(oneLine(message, foldingWhitespace: true)) (SQL: \(oneLine(sql, limit: 80, foldingWhitespace: true)))"
+    case .busy(let message, let sql): sqliteLine("database busy", message, sql)
+    case .readOnly(let message, let sql): sqliteLine("database is read-only", message, sql)
+    case .notADatabase(let message, let sql): sqliteLine("not an SQLite database", message, sql)
+    case .full(let message, let sql): sqliteLine("database or disk full", message, sql)
+    case .interrupted(let message, let sql): sqliteLine("interrupted", message, sql)
+    case .constraint(_, let message, let sql): sqliteLine("refused by the schema", message, sql)
+    case .secondTrackedMission(let holder, _, let state, let file?, let line?):
+      "\(oneLine(file)):\(line): field 'state' = '\(state.rawValue)': only one mission "
+        + "can be active or arrived at a time, and mission '\(oneLine(holder))' already is "
+        + "(nothing imported)"
+    case .secondTrackedMission(let holder, let requested, let state, _, _):
+      "cannot make mission \(oneLine(requested)) \(state.rawValue): mission "
+        + "\(oneLine(holder)) is already active (only one mission can be active or arrived "
+        + "at a time)"
+    case .trackedMissionRemoval(let id, let state):
+      "mission '\(oneLine(id))' is \(state.rawValue): submit or cancel it before you remove it"
     case .closed(let path): "database \(path) is closed"
     case .newerSchema(let path, let found, let supported):
       "database \(path) has schema version \(found), newer than this MissionTrack supports "
@@ -66,4 +112,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         + "track on a database at a time"
     }
   }
+}
+
+/// One line for an SQLite failure: what it means, SQLite's message and the SQL (folded, cut
+/// after 80 characters).
+private func sqliteLine(_ meaning: String, _ message: String, _ sql: String) -> String {
+  "\(meaning): \(oneLine(message, foldingWhitespace: true)) "
+    + "(SQL: \(oneLine(sql, limit: 80, foldingWhitespace: true)))"
 }

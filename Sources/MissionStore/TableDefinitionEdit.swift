@@ -20,9 +20,9 @@ struct TableDefinitionEdit: Sendable {
   ///   file whose schema this build did not write), or for SQLite's own errors.
   func apply(_ connection: SQLiteConnection) throws {
     let read = try connection.prepare(
-      "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?")
-    try read.bind(table, at: 1)
-    let definition = try read.step() ? read.string(at: 0) : nil
+      "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = :table")
+    try read.bind(["table": table])
+    let definition = try read.step() ? try read.string("sql") : nil
     read.finalize()
     guard let definition, definition.components(separatedBy: old).count == 2 else {
       throw StoreError.sqlite(
@@ -33,9 +33,8 @@ struct TableDefinitionEdit: Sendable {
     try connection.execute("PRAGMA writable_schema = ON")
     defer { try? connection.execute("PRAGMA writable_schema = OFF") }
     let write = try connection.prepare(
-      "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?")
-    try write.bind(definition.replacingOccurrences(of: old, with: new), at: 1)
-    try write.bind(table, at: 2)
+      "UPDATE sqlite_schema SET sql = :sql WHERE type = 'table' AND name = :table")
+    try write.bind(["sql": definition.replacingOccurrences(of: old, with: new), "table": table])
     try write.run()
     write.finalize()
     // Tells every connection, this one included, to read the schema again. PRAGMA cannot

@@ -7,9 +7,9 @@ import Foundation
 /// killed process cannot leave it stuck. Lifecycle commands and readers never take it.
 ///
 /// `@unchecked Sendable`: `descriptor` is only touched while holding `lock`.
-public final class TrackingLease: @unchecked Sendable {
+package final class TrackingLease: @unchecked Sendable {
   /// The lock file (empty for an in-memory database, which no other process can open).
-  public let path: String
+  package let path: String
   private let lock = NSLock()
   private var descriptor: Int32
 
@@ -53,7 +53,7 @@ public final class TrackingLease: @unchecked Sendable {
   deinit { release() }
 
   /// Gives the lease up (also done when the lease is deallocated or the process exits).
-  public func release() {
+  package func release() {
     lock.withLock {
       guard descriptor >= 0 else { return }
       _ = ftruncate(descriptor, 0)

@@ -8,8 +8,12 @@ import MissionStore
 /// Opening checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
 /// command that only reads (`readOnly`) still works on a database it cannot write, such as
-/// one in a read-only directory: it opens the file read-only and skips the deadline expiry
-/// it could not record.
+/// one in a read-only directory: it opens the file read-only.
+///
+/// Opening never writes missions: the deadline expiry is a step of its own
+/// (`expireDue(_:)`) that the commands which change missions or track take; a command that
+/// only reads shows missions past their deadline as expired (`DueMissions`) and leaves the
+/// file as it was.
 struct DatabaseOption {
   /// The default database: a file in the working directory.
   static let defaultPath = "missiontrack.sqlite"
@@ -30,14 +34,13 @@ struct DatabaseOption {
     resolvedPath == ":memory:" || FileKind(path: resolvedPath) != nil
   }
 
-  /// Opens the database and expires the open or accepted missions whose deadline has
-  /// passed (each with its recorded transition).
+  /// Opens the database (nothing is expired: see `expireDue(_:)`).
   ///
   /// - Parameters:
   ///   - mustExist: A missing file is a runtime error (commands that only read or change
   ///     stored missions) instead of a new empty database.
   ///   - readOnly: The command only reads: when the file or its directory is not writable
-  ///     the database is opened read-only and nothing is expired.
+  ///     the database is opened read-only.
   /// - Throws: `CLIError.failure` with one line saying what is wrong with the path.
   func open(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError) -> MissionDatabase {
     let resolved = resolvedPath
@@ -72,22 +75,37 @@ struct DatabaseOption {
     for suffix in ["", "-wal", "-shm", "-journal"] { unlink(resolvedPath + suffix) }
   }
 
+  /// Expires the open or accepted missions whose deadline has passed, each with its
+  /// recorded transition: the store's clock tick, taken by the commands that change missions
+  /// or track before they do, so that a mission past its deadline is never accepted or
+  /// started.
+  /// - Throws: `CLIError.failure` with one line (a read-only file says so).
+  func expireDue(_ database: MissionDatabase) throws(CLIError) {
+    do {
+      try database.expireDue()
+    } catch {
+      throw failure(error, while: "expire missions past their deadline in")
+    }
+  }
+
   private func connect(_ resolved: String, readOnly: Bool) throws(CLIError) -> MissionDatabase {
     do {
-      let database = try MissionDatabase(
+      return try MissionDatabase(
         path: resolved, configuration: StoreConfiguration(readOnly: readOnly))
-      // The store's clock tick: whatever a command does, missions past their deadline are
-      // expired first, so they are never offered, listed as open or started. A read-only
-      // open cannot record that; it shows the stored states.
-      if !readOnly { try database.expireDue() }
-      return database
-    } catch StoreError.sqlite(let code, _, _) where code & 0xFF == 26 {
-      throw .failure("\(resolved.terminalSafe) is not a MissionTrack database (not an SQLite file)")
-    } catch StoreError.sqlite(let code, _, _) where code & 0xFF == 8 {
-      throw .failure(
-        "cannot write database \(resolved.terminalSafe): it or its directory is read-only")
     } catch {
-      throw .failure("cannot open database \(resolved.terminalSafe): \(error)")
+      throw failure(error, while: "open")
+    }
+  }
+
+  /// The one line for a store error on this database, met while doing `what`.
+  private func failure(_ error: any Error, while what: String) -> CLIError {
+    let shown = resolvedPath.terminalSafe
+    return switch error {
+    case StoreError.notADatabase:
+      .failure("\(shown) is not a MissionTrack database (not an SQLite file)")
+    case StoreError.readOnly:
+      .failure("cannot write database \(shown): it or its directory is read-only")
+    default: .failure("cannot \(what) database \(shown): \(error)")
     }
   }
 }

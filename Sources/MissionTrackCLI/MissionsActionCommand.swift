@@ -83,6 +83,7 @@ enum MissionsActionCommand {
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
     let database = try db.open()
+    try db.expireDue(database)
     let transition = try CLIError.runtime {
       try database.apply(action, toMission: id, at: time)
     }

@@ -88,6 +88,7 @@ enum MissionsImportCommand: Command {
     let database = try db.open(mustExist: false)
     let summary: ImportSummary
     do {
+      try db.expireDue(database)
       summary = try CLIError.runtime {
         try database.importMissions(
           bytes, format: resolved, fileName: name, replacingExisting: replace)

@@ -41,7 +41,7 @@ enum MissionsListCommand: Command {
     let db = try DatabaseOption(&arguments)
     try arguments.finish()
     let database = try db.open(readOnly: true)
-    let missions = try CLIError.runtime { try database.missions(inState: state) }
+    let missions = try DueMissions(database).missions(of: database, inState: state)
     if json {
       for mission in missions { console.out(mission.jsonObject) }
     } else if !missions.isEmpty {

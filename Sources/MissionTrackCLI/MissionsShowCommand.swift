@@ -47,8 +47,9 @@ enum MissionsShowCommand: Command {
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
     let database = try db.open(readOnly: true)
+    let due = try DueMissions(database)
     let (mission, transitions, fixCount, fence) = try CLIError.runtime {
-      guard let mission = try database.mission(id: id) else {
+      guard let mission = try database.mission(id: id).map(due.shown) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
       return (

@@ -71,18 +71,20 @@ enum NearbyCommand: Command {
     if radius == nil, k == nil { radius = defaultRadiusMeters }
     let center = try Coordinate(latitude: lat, longitude: lon)
     let database = try db.open(readOnly: true)
+    let due = try DueMissions(database)
     // Answered from the database's spatial index: only the missions near the point are read.
     let matches: [ProximityMatch] = try CLIError.runtime {
       if let k {
-        return try database.nearbyMissions(within: radius, of: center, limit: k, state: state)
+        return try database.nearbyMissions(
+          within: radius, of: center, limit: k, state: state, due: due.ids)
       }
       return try database.nearbyMissions(
-        within: radius ?? defaultRadiusMeters, of: center, state: state)
+        within: radius ?? defaultRadiusMeters, of: center, state: state, due: due.ids)
     }
     var table = TextTable(header: ["ID", "TITLE", "REWARD", "DISTANCE"], rightAligned: [2, 3])
     for match in matches {
       let mission = try CLIError.runtime {
-        guard let mission = try database.mission(id: match.id) else {
+        guard let mission = try database.mission(id: match.id).map(due.shown) else {
           throw CLIError.failure("mission '\(match.id)' vanished from the database")
         }
         return mission

@@ -35,7 +35,8 @@ enum ServeCommand: Command {
 
       Prints 'serving on http://HOST:PORT' on standard error when ready (with port 0, the
       port the system picked). SIGINT and SIGTERM stop it cleanly within 2 s: open event
-      streams end, the held-back fix is recorded, the source is closed, exit 0. Under
+      streams end, a write still running after 0.25 s (a large import) is rolled back and
+      answered 503, the held-back fix is recorded, the source is closed, exit 0. Under
       systemd (Type=notify) it sends READY=1 when serving and WATCHDOG=1 while /healthz
       passes.
 
@@ -45,10 +46,18 @@ enum ServeCommand: Command {
                              Any address but loopback needs --token-file.
       --token-file PATH      Every request but /healthz needs 'Authorization: Bearer TOKEN'
                              with the file's first line as TOKEN (at least 16 characters).
-      --cors-origin ORIGIN   Allow browser pages from ORIGIN to call the API (no CORS
-                             headers without it).
+      --cors-origin ORIGIN   Allow browser pages from ORIGIN (SCHEME://HOST[:PORT], as a
+                             browser sends it) to call the API (no CORS headers without it).
       --idle-timeout S       Close a connection idle for S seconds, also one that stalls
                              mid-request (default 30).
+      --header-timeout S     Close a connection whose request line and headers are not all
+                             in S seconds after it opened, or after the previous answer on
+                             a kept-alive connection (then at least the idle timeout;
+                             default 10).
+      --connections-per-address N
+                             Refuse connections from one client address beyond N at once
+                             (default 64 on an address that is not loopback, none on
+                             loopback, where a local proxy's clients all share one).
       --source-down-limit S  /healthz fails once the source has been down S seconds while
                              tracking (default 30), whatever the reason; a source that
                              cannot be opened (a directory) is retried meanwhile.
@@ -84,9 +93,18 @@ enum ServeCommand: Command {
     (configuration.host, configuration.port) = try parseListen(listen)
     let tokenFile = try arguments.option("--token-file")
     configuration.corsOrigin = try arguments.option("--cors-origin")
+    if let origin = configuration.corsOrigin, !isOrigin(origin) {
+      throw CLIError.usage(
+        "--cors-origin expects SCHEME://HOST[:PORT] (an origin, no path), got "
+          + "'\(origin.terminalSafe)'")
+    }
     if let idle = try arguments.int("--idle-timeout", in: 1...86_400) {
       configuration.idleTimeoutSeconds = idle
     }
+    if let headers = try arguments.int("--header-timeout", in: 1...86_400) {
+      configuration.headerTimeoutSeconds = headers
+    }
+    let perAddress = try arguments.int("--connections-per-address", in: 1...100_000)
     configuration.sourceDownLimitSeconds =
       try arguments.double("--source-down-limit", in: 0.1...86_400) ?? 30
     let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
@@ -105,6 +123,8 @@ enum ServeCommand: Command {
       throw CLIError.usage(
         "listening on \(configuration.host) (not loopback) needs --token-file PATH")
     }
+    configuration.connectionsPerAddress =
+      perAddress ?? (configuration.listensOnLoopback ? 0 : 64)
     if let tokenFile { configuration.token = try readToken(tokenFile) }
     for path in traces where !FileManager.default.isReadableFile(atPath: path) {
       throw CLIError.failure("cannot read trace \(path.terminalSafe)")
@@ -122,12 +142,23 @@ enum ServeCommand: Command {
       configuration.sourceDetail = traces.joined(separator: " ")
     }
     let database = try databaseOption.open(mustExist: false)
+    try databaseOption.expireDue(database)
     let lease = try CLIError.runtime { try database.claimTracking(holder: "missiontrack serve") }
     defer { lease.release() }
     let engine = MissionEngine(
       store: database, source: source, clock: WallClock(), configuration: options.configuration)
     let service = MissionService(database: database, engine: engine, configuration: configuration)
     let stopSignal = Task { await terminationReason(console: console, verb: "serve") }
+    // `stopSignal` runs only once a cooperative thread is free, and during a long import
+    // every one may wait for the database the import holds (the event hub, housekeeping):
+    // the import is rolled back from a dispatch thread as the signal arrives.
+    let writesStopper = [SIGINT, SIGTERM].map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { service.stopWrites() }
+      source.resume()
+      return source
+    }
+    defer { for source in writesStopper { source.cancel() } }
     do {
       try await engine.open()
       let url = try service.start()
@@ -191,6 +222,31 @@ enum ServeCommand: Command {
   static func isNumericAddress(_ host: String) -> Bool {
     var address = in6_addr()
     return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
+  }
+
+  /// Whether `text` is an origin as a browser sends it in `Origin` (RFC 6454):
+  /// `SCHEME://HOST[:PORT]`, ASCII, no path. Anything else would never match a browser's
+  /// `Origin`, and a control character would go out in every response's headers.
+  static func isOrigin(_ text: String) -> Bool {
+    func isASCII(_ characters: Substring, _ allowed: (Character) -> Bool) -> Bool {
+      !characters.isEmpty && characters.allSatisfy { $0.isASCII && allowed($0) }
+    }
+    guard let separator = text.range(of: "://") else { return false }
+    let scheme = text[..<separator.lowerBound]
+    var host = text[separator.upperBound...]
+    guard scheme.first?.isLetter == true,
+      isASCII(scheme, { $0.isLetter || $0.isNumber || "+-.".contains($0) })
+    else { return false }
+    if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
+      let port = host[host.index(after: colon)...]
+      guard port.count <= 5, isASCII(port, \.isNumber), let number = Int(port), number <= 65_535
+      else { return false }
+      host = host[..<colon]
+    }
+    if host.hasPrefix("["), host.hasSuffix("]") {
+      return isASCII(host.dropFirst().dropLast(), { $0.isHexDigit || $0 == ":" || $0 == "." })
+    }
+    return isASCII(host, { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." })
   }
 
   /// The token in `path`: its first line, trimmed; at least 16 characters.

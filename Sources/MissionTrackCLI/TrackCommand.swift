@@ -50,6 +50,7 @@ enum TrackCommand: Command {
     let source = try live.source()
     console.flushEveryLine()
     let database = try databaseOption.open()
+    try databaseOption.expireDue(database)
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "track")
     let outcome = try await session.run(source: source, clock: WallClock()) {

@@ -335,6 +335,13 @@ public actor MissionEngine {
   /// Replaces mission `mission.id` (nil lifecycle: removes it) and keeps the tracking set
   /// and the directory in step: the one place where the engine's view of a mission changes.
   private func setMission(_ mission: Mission, lifecycle: MissionLifecycle?) {
+    keepMission(mission, lifecycle: lifecycle)
+    directory.set(lifecycle?.mission, id: mission.id)
+  }
+
+  /// `setMission` but for the directory, which the caller updates (`apply` does so once
+  /// for all of another process's changes).
+  private func keepMission(_ mission: Mission, lifecycle: MissionLifecycle?) {
     lifecycles[mission.id] = lifecycle
     if lifecycle?.state.isTracking == true {
       trackingIDs.insert(mission.id)
@@ -346,7 +353,6 @@ public actor MissionEngine {
     } else {
       deadlineIDs.remove(mission.id)
     }
-    directory.set(lifecycle?.mission, id: mission.id)
     // Fences of other missions changed: query them again at the next fix.
     if session != nil && session?.missionID != mission.id { session?.lastQueryPoint = nil }
   }
@@ -376,10 +382,14 @@ public actor MissionEngine {
   private func apply(_ changes: MissionChanges) async throws -> Task<Void, Never>? {
     var stopped: Task<Void, Never>?
     var started: Mission?
+    // The directory takes all of them at once: a reader (a nearby query) sees none of an
+    // import or all of it, never the part applied so far.
+    var published: [(id: String, mission: Mission?)] = []
     for mission in changes.missions {
       let old = lifecycles[mission.id]?.mission
       if old == mission { continue }
-      setMission(mission, lifecycle: MissionLifecycle(mission: mission))
+      keepMission(mission, lifecycle: MissionLifecycle(mission: mission))
+      published.append((mission.id, mission))
       if session?.missionID == mission.id, !mission.state.isTracking {
         stopped = endSession(.missionStopped(mission.state))
       } else if mission.state.isTracking, old.map({ !$0.state.isTracking }) ?? true {
@@ -388,8 +398,12 @@ public actor MissionEngine {
     }
     for id in changes.removedIDs {
       guard let old = lifecycles[id]?.mission else { continue }
-      setMission(old, lifecycle: nil)
+      keepMission(old, lifecycle: nil)
+      published.append((id, nil))
       if session?.missionID == id { stopped = endSession(.missionRemoved) }
+    }
+    if !published.isEmpty {
+      directory.set(published) { lifecycles.values.map(\.mission) }
     }
     if let started, session == nil, !isShutDown {
       // Made active by another process (a `missions start` beside a running service).

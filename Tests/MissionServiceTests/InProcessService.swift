@@ -168,7 +168,7 @@ final class InProcessService: @unchecked Sendable {
     for (name, value) in headers { lowered[name.lowercased()] = value }
     return HTTPRequest(
       method: method, version: "HTTP/1.1", path: rawPath.removingPercentEncoding ?? rawPath,
-      segments: HTTPServer.segments(of: rawPath), query: query, headers: lowered,
+      segments: HTTPServer.segments(of: rawPath) ?? [], query: query, headers: lowered,
       hostLines: 1, spacedHeaderName: nil, body: body)
   }
 }

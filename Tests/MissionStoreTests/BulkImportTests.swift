@@ -70,12 +70,13 @@ import Testing
     do {
       try database.importMissions(bytes, format: .csv, fileName: "big.csv")
       Issue.record("the import should fail")
-    } catch StoreError.invalidMissionFile(let file, let line, _, _, let reason) {
-      #expect(file == "big.csv")
-      #expect(line == 9003)  // header, then 0-based record 9001 on line 9003
+    } catch let error as StoreError {
+      // Header, then 0-based record 9001 on line 9003.
       #expect(
-        reason == "\(MissionDatabase.secondTrackedReason), and mission 't1' already is",
-        "\(reason)")
+        error
+          == .secondTrackedMission(
+            holder: "t1", requested: "t2", state: .arrived, file: "big.csv", line: 9003),
+        "\(error)")
     }
     // Nothing of it stayed, and the indexes are back.
     #expect(try database.missionCount() == 1)

@@ -119,19 +119,21 @@ import Testing
         #expect(try connection.integer("PRAGMA user_version") == 1)
         guard case .fix(let fix, _, _) = old.kind else { return }
         let track = try connection.cached(
-          "INSERT INTO track (mission_id, time_us, lat, lon, mode, source) VALUES (?, ?, ?, ?, 3, 'test')"
-        )
-        try track.bind("m", at: 1)
-        try track.bind(microseconds(fix.time), at: 2)
-        try track.bind(fix.coordinate.latitude, at: 3)
-        try track.bind(fix.coordinate.longitude, at: 4)
+          """
+          INSERT INTO track (mission_id, time_us, lat, lon, mode, source)
+          VALUES ('m', :time, :lat, :lon, 3, 'test')
+          """)
+        try track.bind([
+          "time": microseconds(fix.time), "lat": fix.coordinate.latitude,
+          "lon": fix.coordinate.longitude,
+        ])
         try track.run()
         let event = try connection.cached(
-          "INSERT INTO events (mission_id, type, time_us, json) VALUES ('m', ?, ?, ?)")
+          "INSERT INTO events (mission_id, type, time_us, json) VALUES ('m', :type, :time, :json)")
         for stored in [old, enter] {
-          try event.bind(stored.type, at: 1)
-          try event.bind(microseconds(stored.time), at: 2)
-          try event.bind(stored.jsonLine, at: 3)
+          try event.bind([
+            "type": stored.type, "time": microseconds(stored.time), "json": stored.jsonLine,
+          ])
           try event.run()
           event.reset()
         }

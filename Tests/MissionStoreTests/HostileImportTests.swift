@@ -129,10 +129,12 @@ import Testing
 
   @Test func sqlInAnErrorIsOneShortLine() {
     let schema = (1...69).map { "  CREATE TABLE t\($0) (a INTEGER);" }.joined(separator: "\n")
-    let text = StoreError.sqlite(code: 26, message: "file is not a database", sql: schema)
+    let text = StoreError.notADatabase(message: "file is not a database", sql: schema)
       .description
     #expect(!text.contains("\n"))
-    #expect(text.hasPrefix("SQLite error 26: file is not a database (SQL: CREATE TABLE t1 (a"))
+    #expect(
+      text.hasPrefix(
+        "not an SQLite database: file is not a database (SQL: CREATE TABLE t1 (a"))
     #expect(text.count < 160)
   }
 

@@ -211,26 +211,25 @@ import TextRules
   @Test func aSecondTrackedMissionFailsTheImportNamingTheFirst() throws {
     let directory = try TemporaryDirectory()
     let store = try database(directory)
-    /// Expects `rows` to be refused on line 3 (its second row, in `state`), naming `held`.
-    func expectRefused(_ rows: String, state: String, held: String) {
+    /// Expects `rows` to be refused on line 3 (its second row, `requested` in `state`),
+    /// naming `held`.
+    func expectRefused(_ rows: String, requested: String, state: MissionState, held: String) {
       #expect(
-        throws: StoreError.invalidMissionFile(
-          file: "t.csv", line: 3, field: "state", value: state,
-          reason: "\(MissionDatabase.secondTrackedReason), and mission '\(held)' already is")
+        throws: StoreError.secondTrackedMission(
+          holder: held, requested: requested, state: state, file: "t.csv", line: 3)
       ) {
         try store.importMissions(
           Array("id,lat,lon,state\n\(rows)".utf8), format: .csv, fileName: "t.csv")
       }
     }
-    expectRefused("a,1,2,active\nb,3,4,arrived\n", state: "arrived", held: "a")
+    expectRefused("a,1,2,active\nb,3,4,arrived\n", requested: "b", state: .arrived, held: "a")
     #expect(try store.missionCount() == 0)
     // One already stored. (`BulkImportTests` has both in a file large enough to be stored
     // while it is validated.)
     try store.insert([Fixtures.mission("held", state: .active)])
-    expectRefused("a,1,2,open\nb,3,4,active\n", state: "active", held: "held")
+    expectRefused("a,1,2,open\nb,3,4,active\n", requested: "b", state: .active, held: "held")
     #expect(try store.missionCount() == 1)
-    // The tracked mission itself again: its id is taken (the one-tracked index refuses it
-    // first).
+    // The tracked mission itself again: its id is taken, not a second tracked mission.
     expectBadFile(line: 2, field: "id") {
       try store.importMissions(
         Array("id,lat,lon,state\nheld,1,2,arrived\n".utf8), format: .csv, fileName: "t.csv")

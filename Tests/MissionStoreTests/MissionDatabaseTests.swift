@@ -136,9 +136,9 @@ import Testing
             VALUES ('probe', 0, 0, 1, '\(bad)', 0)
             """)
         } throws: { error in
-          guard case StoreError.sqlite(let code, let message, _) = error else { return false }
+          guard case StoreError.constraint(.check, let message, _) = error else { return false }
           // SQLite names the check that failed: the new one, not the list.
-          return code & 0xFF == 19 && message.contains("CHECK constraint failed: state = 'open'")
+          return message.contains("CHECK constraint failed: state = 'open'")
         }
       }
     }
@@ -222,12 +222,12 @@ import Testing
     #expect {
       _ = try MissionDatabase(path: url.path)
     } throws: { error in
-      guard case StoreError.sqlite(let code, let message, _) = error else { return false }
-      return code == 26 && message.contains("not a database")
+      guard case StoreError.notADatabase(let message, _) = error else { return false }
+      return message.contains("not a database")
     }
   }
 
-  @Test func sqliteErrorsCarryTheCodeTheMessageAndTheSQL() throws {
+  @Test func sqliteErrorsCarryTheKindTheMessageAndTheSQL() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(in: directory)
     var bad = Fixtures.mission("zero")
@@ -235,8 +235,8 @@ import Testing
     #expect {
       try database.insert([Fixtures.mission("ok"), bad])
     } throws: { error in
-      guard case StoreError.sqlite(let code, let message, let sql) = error else { return false }
-      return code == 275 && message.contains("CHECK") && sql.contains("INSERT INTO missions")
+      guard case StoreError.constraint(.check, let message, let sql) = error else { return false }
+      return message.contains("CHECK") && sql.contains("INSERT INTO missions")
     }
     #expect(try database.missionCount() == 0)  // one transaction
     #expect(throws: StoreError.duplicateMission("ok")) {
@@ -293,7 +293,7 @@ import Testing
       let plan = try connection.prepare(
         "EXPLAIN QUERY PLAN SELECT id, lat, lon, state FROM missions")
       var details: [String] = []
-      while try plan.step() { details.append(plan.string(at: 3) ?? "") }
+      while try plan.step() { details.append(try plan.string("detail") ?? "") }
       #expect(details.contains { $0.contains("COVERING INDEX missions_by_cell") }, "\(details)")
     }
   }

@@ -270,17 +270,16 @@ import Testing
       ]
     try database.withConnection { connection in
       let select = try connection.prepare(
-        "SELECT \(MissionCell.sqlExpression.replacingOccurrences(of: "lat", with: "?1").replacingOccurrences(of: "lon", with: "?2"))"
+        "SELECT \(MissionCell.sqlExpression.replacingOccurrences(of: "lat", with: ":latitude").replacingOccurrences(of: "lon", with: ":longitude")) AS key"
       )
       for point in points {
         select.rewind()
-        try select.bind(point.latitude, at: 1)
-        try select.bind(point.longitude, at: 2)
+        try select.bind(["latitude": point.latitude, "longitude": point.longitude])
         #expect(try select.step())
         let swift = MissionCell.key(
           row: MissionCell.row(latitude: point.latitude),
           column: MissionCell.column(longitude: point.longitude))
-        #expect(select.int64(at: 0) == swift, "\(point)")
+        #expect(try select.int64("key") == swift, "\(point)")
       }
     }
   }
@@ -293,10 +292,10 @@ import Testing
       let plan = try connection.prepare(
         """
         EXPLAIN QUERY PLAN SELECT lat, lon, id FROM missions
-        WHERE \(MissionCell.sqlExpression) BETWEEN ?1 AND ?2 AND state = ?3
+        WHERE \(MissionCell.sqlExpression) BETWEEN :low AND :high AND state = :state
         """)
       var details: [String] = []
-      while try plan.step() { details.append(plan.string(at: 3) ?? "") }
+      while try plan.step() { details.append(try plan.string("detail") ?? "") }
       #expect(
         details.contains { $0.contains("COVERING INDEX missions_by_cell (<expr>>? AND <expr><?)") },
         "\(details)")
@@ -309,11 +308,10 @@ import Testing
       let plan = try connection.prepare(
         """
         EXPLAIN QUERY PLAN SELECT \(MissionDatabase.missionColumns) FROM missions
-        WHERE state IN (?, ?) AND deadline_us IS NOT NULL AND deadline_us < ?
-        ORDER BY id
+        WHERE state IN (:state0, :state1) AND deadline_us IS NOT NULL AND deadline_us < :now
         """)
       var details: [String] = []
-      while try plan.step() { details.append(plan.string(at: 3) ?? "") }
+      while try plan.step() { details.append(try plan.string("detail") ?? "") }
       #expect(details.contains { $0.contains("INDEX missions_by_deadline") }, "\(details)")
     }
   }

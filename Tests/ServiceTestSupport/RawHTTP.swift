@@ -26,25 +26,32 @@ public final class RawHTTP: @unchecked Sendable {
 
   public let fd: Int32
 
-  /// Connects to 127.0.0.1:`port`.
-  public init(port: Int, timeout: Double = 10) throws {
+  /// Connects to 127.0.0.1:`port`, from the loopback address `source` when given (any of
+  /// 127.0.0.0/8: a second client address for limits per address).
+  public init(port: Int, timeout: Double = 10, source: String? = nil) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
     var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    // Bound to `source` first when given; then connected.
+    for (host, port, binds) in [(source, 0, true), ("127.0.0.1", port, false)] {
+      guard let host else { continue }
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = UInt16(port).bigEndian
+      address.sin_addr.s_addr = inet_addr(host)
+      let result = withUnsafePointer(to: &address) { [fd] pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+          return binds ? bind(fd, $0, size) : connect(fd, $0, size)
+        }
       }
-    }
-    guard connected == 0 else {
-      close(fd)
-      throw Failure(description: "connect to port \(port): errno \(errno)")
+      guard result == 0 else {
+        close(fd)
+        throw Failure(
+          description: "\(binds ? "bind" : "connect") to \(host):\(port): errno \(errno)")
+      }
     }
   }
 

@@ -1,0 +1,263 @@
+import Foundation
+import ServiceTestSupport
+import Synchronization
+import Testing
+
+extension ServeSuite {
+  /// The HTTP layer under attack (issue 24): smuggled requests, slow headers, stalled
+  /// uploads, a stop during a large import, and inputs that named one thing two ways.
+  @Suite(.enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+  struct HTTPHardeningTests {
+    /// The status lines in `bytes` (every response on one connection).
+    static func statusLines(_ bytes: [UInt8]) -> [String] {
+      // By Character: "\r\n" is one, and a body's "\n" ends a line too.
+      String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+        .filter { $0.hasPrefix("HTTP/1.") }.map(String.init)
+    }
+
+    /// Whether the server closed `connection` (end of stream or reset), without waiting.
+    static func isClosed(_ connection: RawHTTP) -> Bool {
+      var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, 0) > 0 else { return false }
+      var byte: UInt8 = 0
+      return recv(connection.fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+    }
+
+    @Test func ambiguousFramingIsRefusedAndTheConnectionClosed() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      let smuggled = "GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+      let head = "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+      let attempts = [
+        // Differing lengths: the first (0) would leave the rest as a second request.
+        head + "Content-Length: 0\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled,
+        // Both framings: a body of chunks ending at once, the rest a request.
+        head + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+        head + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n" + smuggled,
+        // A transfer coding that is not chunked has no framing the server reads.
+        head + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" + smuggled,
+      ]
+      for attempt in attempts {
+        let connection = try RawHTTP(port: server.port, timeout: 5)
+        connection.send(attempt)
+        let started = Date()
+        let answer = connection.readToEnd()
+        let lines = Self.statusLines(answer)
+        // One answer, a 400, and the connection closed by the server (not our timeout).
+        #expect(lines.count == 1 && lines.first?.hasPrefix("HTTP/1.1 400") == true, "\(lines)")
+        #expect(Date().timeIntervalSince(started) < 4)
+        if let response = RawHTTP.parse(answer), response.status == 400 {
+          ServiceCheck.error(response, 400)
+        }
+      }
+      // Identical lengths repeated and plain keep-alive still work: two answers on one
+      // connection.
+      let keptAlive = try RawHTTP(port: server.port, timeout: 5)
+      keptAlive.send(
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+          + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 0"
+          + "\r\nConnection: close\r\n\r\n")
+      #expect(Self.statusLines(keptAlive.readToEnd()) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"])
+      #expect(ServiceCheck.ids(try ServiceCheck.get(server, "/v1/missions")) == [])
+      #expect(ServiceCheck.healthy(server))
+    }
+
+    @Test func slowHeadersAreClosedByTheirDeadlineAndOneAddressCannotTakeEverySlot() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve([
+        "--header-timeout", "2", "--connections-per-address", "8", "--idle-timeout", "30",
+      ])
+      defer { server.stop() }
+      // A slowloris from 127.0.0.2: 20 connections, a header byte each every 0.25 s.
+      var slow: [RawHTTP] = []
+      for _ in 0..<20 {
+        slow.append(try RawHTTP(port: server.port, timeout: 10, source: "127.0.0.2"))
+      }
+      let opened = Date()
+      let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+      var closedAfter = [Double?](repeating: nil, count: slow.count)
+      var sent = 0
+      var healthzSeconds: [Double] = []
+      while Date().timeIntervalSince(opened) < 6 && closedAfter.contains(where: { $0 == nil }) {
+        for (index, connection) in slow.enumerated() where closedAfter[index] == nil {
+          if Self.isClosed(connection) {
+            closedAfter[index] = Date().timeIntervalSince(opened)
+          } else {
+            connection.send([sent < request.count ? request[sent] : UInt8(ascii: "a")])
+          }
+        }
+        sent += 1
+        // Another address is served at once meanwhile.
+        let asked = Date()
+        #expect(ServiceCheck.healthy(server))
+        healthzSeconds.append(Date().timeIntervalSince(asked))
+        usleep(250_000)
+      }
+      let closed = closedAfter.compactMap { $0 }
+      #expect(closed.count == 20, "closed: \(closedAfter)")
+      // 8 are held (the limit per address), the rest refused at once; the held ones are
+      // shut at their deadline although they never stopped sending.
+      let early = closed.filter { $0 < 1 }.count
+      let late = closed.filter { $0 >= 1.5 && $0 < 4.5 }.count
+      #expect(early == 12 && late == 8, "closed after \(closedAfter)")
+      #expect(healthzSeconds.allSatisfy { $0 < 1 }, "healthz took \(healthzSeconds)")
+      // The address is served again once its connections are gone.
+      let again = try RawHTTP(port: server.port, timeout: 5, source: "127.0.0.2")
+      again.send(ServiceHostileInputTests.healthz)
+      #expect(RawHTTP.parse(again.readToEnd())?.status == 200)
+    }
+
+    @Test func stalledUploadsHoldNoMoreThanTheBodyBudget() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve(["--idle-timeout", "30"])
+      defer { server.stop() }
+      let head =
+        "POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+        + "Content-Length: \(16 << 20)\r\n\r\n"
+      let part = Array("id,lat,lon\n".utf8) + [UInt8](repeating: UInt8(ascii: "#"), count: 1 << 20)
+      // Four bodies of 16 MiB fill the 64 MiB budget; each sends 1 MiB and stalls.
+      var stalled: [RawHTTP] = []
+      for _ in 0..<4 {
+        let connection = try RawHTTP(port: server.port, timeout: 5)
+        connection.send(Array(head.utf8) + part)
+        stalled.append(connection)
+      }
+      for connection in stalled { #expect(connection.readAvailable(waiting: 0.2).isEmpty) }
+      // A fifth is refused from its headers, at once, with the one error shape.
+      let fifth = try RawHTTP(port: server.port, timeout: 5)
+      fifth.send(head)
+      let refusal = RawHTTP.parse(fifth.readAvailable(waiting: 3))
+      #expect(refusal != nil, "no answer to a body past the budget")
+      if let refusal {
+        ServiceCheck.error(refusal, 503)
+        #expect(refusal.headers["retry-after"] != nil)
+      }
+      // A stalled upload that goes away frees its share: a small write fits again, and then
+      // another large one.
+      stalled.removeFirst()
+      usleep(300_000)
+      let small = try ServiceCheck.send(
+        server, "POST", "/v1/missions", contentType: "text/csv", "id,lat,lon\nsmall,1,2\n")
+      #expect(small.status == 201, "\(small.text)")
+      let next = try RawHTTP(port: server.port, timeout: 5)
+      next.send(head)
+      #expect(next.readAvailable(waiting: 1).isEmpty, "refused although a share was freed")
+      #expect(ServiceCheck.healthy(server))
+    }
+
+    @Test func sigtermDuringALargeImportRollsItBackAndStopsWithin2Seconds() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve()
+      // Just under 16 MiB of CSV: some 560,000 missions.
+      var csv = Array("id,lat,lon\n".utf8)
+      csv.reserveCapacity(16 << 20)
+      var index = 0
+      while csv.count < (16 << 20) - 64 {
+        let lat = Double(index % 1_000_000) / 1_000_000 * 10 + 55
+        csv.append(contentsOf: "big-\(index),\(lat),\(17 + Double(index % 997) / 997)\n".utf8)
+        index += 1
+      }
+      let lastID = "big-\(index - 1)"
+      let status = Mutex<Int?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      let bytes =
+        Array(
+          ("POST /v1/missions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+            + "Content-Length: \(csv.count)\r\nConnection: close\r\n\r\n").utf8) + csv
+      let upload = try RawHTTP(port: server.port, timeout: 30)
+      Thread {
+        upload.send(bytes)
+        let answer = upload.readToEnd()
+        status.withLock { $0 = RawHTTP.parse(answer)?.status ?? 0 }
+        done.signal()
+      }.start()
+      // The import is storing (its transaction spills to the WAL, which grows) before the
+      // signal: it takes seconds more from there.
+      let wal = sandbox.databasePath + "-wal"
+      let waitForStoring = Date().addingTimeInterval(60)
+      func walBytes() -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int) ?? 0
+      }
+      let walBefore = walBytes()
+      while walBytes() < walBefore + (4 << 20) && Date() < waitForStoring { usleep(20_000) }
+      #expect(status.withLock { $0 } == nil, "the import ended before the signal")
+      let stopped = server.stop(timeout: 10)
+      #expect(stopped.status == 0)
+      #expect(stopped.seconds < 2, "stopped after \(stopped.seconds) s")
+      #expect(done.wait(timeout: .now() + 5) == .success)
+      // Refused as the service stops, or cut off: never 201.
+      let answered = status.withLock { $0 }
+      #expect(answered == 503 || answered == 0, "the import got \(String(describing: answered))")
+      // None of it is stored.
+      let again = try sandbox.serve(tag: "again")
+      defer { again.stop() }
+      for id in ["big-0", lastID] {
+        #expect(try ServiceCheck.get(again, "/v1/missions/\(id)").status == 404)
+      }
+      let counts = try ServiceCheck.get(again, "/v1/status").json?["missions"] as? [String: Any]
+      #expect(counts?["open"] as? Int == 0)
+    }
+
+    @Test func aCORSOriginThatIsNotAnOriginIsAUsageError() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      for origin in [
+        "http://app.example\r\nX-Injected: 1", "http://app.example\n", "http://app\u{7F}.example",
+        "http://app.example/", "http://app.example/path", "app.example", "*", "",
+        "http://app.example:99999", "http://[::1", "http://app example",
+      ] {
+        let result = try sandbox.cli(
+          ["serve", "--listen", "127.0.0.1:0", "--cors-origin", origin], timeout: 10)
+        #expect(result.status == 64, "\(origin.debugDescription): \(result.err)")
+        #expect(result.err.contains("--cors-origin"), "\(result.err)")
+      }
+      for origin in ["http://app.example", "https://app.example:8443", "http://[::1]:8080"] {
+        let server = try sandbox.serve(["--cors-origin", origin], tag: "cors")
+        let response = try ServiceCheck.get(server, "/healthz")
+        #expect(response.headers["access-control-allow-origin"] == origin)
+        #expect(server.stop().status == 0)
+      }
+    }
+
+    @Test func aLastEventIDPastTheLogsEndStartsAtTheEnd() async throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      let client = try SSEClient(port: server.port, lastEventID: 1_000_000_000)
+      defer { client.close() }
+      try await Task.sleep(for: .milliseconds(300))
+      let accepted = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/accept")
+      #expect(accepted.status == 200, "\(accepted.text)")
+      #expect(
+        await client.wait(timeout: 5) { events in events.contains { $0.data.contains("sig-101") } },
+        "no event after a Last-Event-ID past the end: \(client.events)")
+    }
+
+    @Test func aPathSegmentThatIsNotUTF8IsRefused() throws {
+      let sandbox = try ServiceSandbox()
+      let server = try sandbox.serve()
+      defer { server.stop() }
+      // %FF and %FE would both become U+FFFD: two byte paths naming one mission.
+      let put = try RawHTTP.request(
+        port: server.port, "PUT", "/v1/missions/x%FF",
+        headers: ["Content-Type": "application/json"],
+        body: Array(#"{"lat":1,"lon":2}"#.utf8))
+      ServiceCheck.error(put, 400)
+      for path in [
+        "/v1/missions/x%FE", "/v1/missions/sig-101%FF", "/v1/missions/%C0%AF",
+        "/v1/missions/%ED%A0%80", "/v1/missions/sig-101%FF/report.svg",
+      ] {
+        ServiceCheck.error(try ServiceCheck.get(server, path), 400)
+      }
+      // A raw byte that is not UTF-8, not escaped, is as invalid.
+      let raw = try RawHTTP(port: server.port)
+      raw.send(
+        Array("GET /v1/missions/x".utf8) + [0xFF]
+          + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+      #expect(RawHTTP.parse(raw.readToEnd())?.status == 400)
+      // U+FFFD itself, sent as UTF-8, names no mission: nothing was created.
+      ServiceCheck.error(try ServiceCheck.get(server, "/v1/missions/x%EF%BF%BD"), 404)
+      #expect(try ServiceCheck.get(server, "/v1/missions/sig-101").status == 200)
+    }
+  }
+}
