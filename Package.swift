@@ -18,56 +18,82 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    // The shared text rules every reader and writer calls, decided once: decimal numbers
+    // (`DecimalText`, `Double(decimalText:)`), the line-numbered JSON reader and the gpsd
+    // line scanner, JSON writing, RFC 3339 time, XML escaping, one-line error values.
+    // Internal to the package (not a product); its declarations are `package`.
+    .target(name: "TextRules"),
     .target(name: "MissionProximity"),
-    .target(name: "MissionTracking", dependencies: ["MissionProximity"]),
-    .target(name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking"]),
+    .target(name: "MissionTracking", dependencies: ["MissionProximity", "TextRules"]),
+    .target(
+      name: "TraceFormats", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     .target(name: "LiveSources", dependencies: ["MissionTracking", "TraceFormats", "CGPS"]),
-    .target(name: "MissionStore", dependencies: ["MissionTracking", "CSQLite"]),
-    .target(name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking"]),
+    // Mission files (CSV, JSON, GeoJSON) read into validated records: pure, no SQLite, so
+    // the fuzzer (Tools/fuzz/run-missions) builds this module as it is.
+    .target(name: "MissionFiles", dependencies: ["MissionTracking", "TextRules"]),
+    // Persistence: SQLite, the schema, imports of the records MissionFiles reads.
+    .target(
+      name: "MissionStore",
+      dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CSQLite"]),
+    .target(
+      name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
     .target(
       name: "MissionService",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionReporting",
-        "CMicroHTTPD",
+        "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
+        "MissionReporting", "TextRules", "CMicroHTTPD",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [
         .embedInCode("MapPage/index.html"), .embedInCode("MapPage/map.js"),
         .embedInCode("MapPage/map.css"),
       ]),
+    // Command-line plumbing shared by `missiontrack` and `missiontrack-bench`: options
+    // (`ArgumentList`), output (`Console`) and exit statuses (`CLIError`).
+    .target(name: "CommandLineSupport", dependencies: ["TextRules"]),
+    // The `missiontrack` commands.
     .target(
       name: "MissionTrackCLI",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "LiveSources", "MissionStore",
-        "MissionReporting", "MissionService",
+        "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
+        "LiveSources", "MissionFiles", "MissionStore", "MissionReporting", "MissionService",
+        "TextRules",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
-    // Benchmarks: not part of the shipped `missiontrack`; run with
-    // `swift run -c release missiontrack-bench BENCHMARK`.
+    // Benchmarks: not part of the shipped `missiontrack` (no HTTP server, no libgps); run
+    // with `swift run -c release missiontrack-bench BENCHMARK`.
     .target(
       name: "MissionTrackBenchmarks",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "MissionStore", "MissionTrackCLI",
+        "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
+        "MissionStore", "TextRules",
       ]),
     .executableTarget(name: "missiontrack-bench", dependencies: ["MissionTrackBenchmarks"]),
+    .testTarget(name: "TextRulesTests", dependencies: ["TextRules", "MissionProximity"]),
     .testTarget(
       name: "MissionProximityTests", dependencies: ["MissionProximity"], exclude: ["Fixtures"]),
-    .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking"]),
-    .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats"]),
+    .testTarget(name: "MissionTrackingTests", dependencies: ["MissionTracking", "TextRules"]),
+    .testTarget(name: "TraceFormatsTests", dependencies: ["TraceFormats", "TextRules"]),
     .testTarget(
-      name: "LiveSourcesTests", dependencies: ["LiveSources", "MissionStore", "ServiceTestSupport"]
-    ),
-    .testTarget(name: "MissionStoreTests", dependencies: ["MissionStore"]),
+      name: "LiveSourcesTests",
+      dependencies: ["LiveSources", "MissionStore", "ServiceTestSupport", "TextRules"]),
+    .testTarget(name: "MissionFilesTests", dependencies: ["MissionFiles", "TextRules"]),
+    .testTarget(
+      name: "MissionStoreTests", dependencies: ["MissionStore", "MissionFiles", "TextRules"]),
     // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).
     .target(name: "SVGTestSupport", path: "Tests/SVGTestSupport"),
     .testTarget(
       name: "MissionReportingTests", dependencies: ["MissionReporting", "SVGTestSupport"]),
     .testTarget(
       name: "MissionTrackCLITests",
-      dependencies: ["MissionTrackCLI", "MissionReporting", "SVGTestSupport", "ServiceTestSupport"]
-    ),
-    .testTarget(name: "MissionTrackBenchmarksTests", dependencies: ["MissionTrackBenchmarks"]),
+      dependencies: [
+        "MissionTrackCLI", "CommandLineSupport", "MissionReporting", "SVGTestSupport",
+        "ServiceTestSupport", "TextRules",
+      ]),
+    .testTarget(
+      name: "MissionTrackBenchmarksTests",
+      dependencies: ["MissionTrackBenchmarks", "CommandLineSupport"]),
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
     .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 extension ReportRenderer {
   /// `10:05:03`: the UTC clock time of `date`, to the second.

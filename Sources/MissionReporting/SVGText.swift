@@ -1,4 +1,5 @@
 import MissionTracking
+import TextRules
 
 /// Text and number formatting for SVG output.
 enum SVGText {

@@ -2,6 +2,7 @@ import Foundation
 import MissionProximity
 import MissionReporting
 import MissionTracking
+import TextRules
 
 /// What the live map page draws, in the page's pixels, computed here by the report's own code
 /// so that the page holds no copy of it (`GET /map.json`): the projection about the map's

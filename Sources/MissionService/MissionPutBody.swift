@@ -1,5 +1,6 @@
 import MissionStore
 import MissionTracking
+import TextRules
 
 /// The body of `PUT /v1/missions/{id}`: one JSON object, read by the import's own reader
 /// (`JSONParser`) and stored by the import as a one-element array of its own bytes, so that a

@@ -2,6 +2,7 @@ import Foundation
 import MissionReporting
 import MissionStore
 import MissionTracking
+import TextRules
 import TraceFormats
 
 extension MissionService {

@@ -1,7 +1,9 @@
 import Foundation
+import MissionFiles
 import MissionProximity
 import MissionStore
 import MissionTracking
+import TextRules
 
 extension MissionService {
   /// The CLI's nearby defaults.

@@ -1,6 +1,7 @@
 import Foundation
 import MissionStore
 import MissionTracking
+import TextRules
 
 extension MissionService {
   /// `GET /v1/status`.

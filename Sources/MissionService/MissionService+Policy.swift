@@ -1,4 +1,5 @@
 import Foundation
+import TextRules
 
 /// The steps of `MissionService.policy`: what every request must pass before its route.
 extension MissionService {

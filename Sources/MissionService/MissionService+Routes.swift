@@ -1,4 +1,5 @@
 import MissionTracking
+import TextRules
 
 extension MissionService {
   /// The API of DESIGN.md §5, registered in this one place: method and path pattern → handler.

@@ -1,4 +1,5 @@
 import MissionTracking
+import TextRules
 
 /// Reading a request's query arguments, with the service's statuses: 400 for text that is
 /// not a value of the kind, 422 for a value out of range.

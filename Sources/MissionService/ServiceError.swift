@@ -1,4 +1,5 @@
 import MissionTracking
+import TextRules
 
 /// A request the service refuses, or a failure of its own: an HTTP status and one line,
 /// sent as `{"error":{"status":N,"message":"…"}}`.

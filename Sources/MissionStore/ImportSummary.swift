@@ -1,3 +1,5 @@
+import MissionFiles
+
 /// What an import did (it is all or nothing: a summary means every record was stored).
 package struct ImportSummary: Sendable, Hashable {
   /// The format read.

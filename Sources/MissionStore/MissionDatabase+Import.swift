@@ -1,4 +1,5 @@
 import Foundation
+import MissionFiles
 import MissionTracking
 
 extension MissionDatabase {
@@ -27,7 +28,9 @@ extension MissionDatabase {
     from url: URL, format: MissionFileFormat? = nil, replacingExisting: Bool = false,
     at time: Date = Date()
   ) throws -> ImportSummary {
-    let bytes = try InputFile.bytes(atPath: url.path)
+    let bytes = try StoreError.reading { () throws(MissionFileError) in
+      try InputFile.bytes(atPath: url.path)
+    }
     guard
       let resolved = format ?? MissionFileFormat(fileName: url.lastPathComponent, bytes: bytes)
     else {
@@ -47,13 +50,17 @@ extension MissionDatabase {
     replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> ImportSummary {
     if format == .csv {
-      let plan = try MissionFileReader.csvPlan(bytes, file: fileName)
+      let plan = try StoreError.reading { () throws(MissionFileError) in
+        try MissionFileReader.csvPlan(bytes, file: fileName)
+      }
       if plan.chunks > 1 {
         return try importPipelined(
           plan, replacingExisting: replacingExisting, at: time, fileName: fileName)
       }
     }
-    let records = try MissionFileReader.records(bytes, format: format, file: fileName)
+    let records = try StoreError.reading { () throws(MissionFileError) in
+      try MissionFileReader.records(bytes, format: format, file: fileName)
+    }
     return try withConnection { connection in
       let replaced = try connection.transaction {
         try withBulkLoadLocked(adding: records.count, connection) {
@@ -81,7 +88,9 @@ extension MissionDatabase {
     let handOver = ChunkHandOver<Result<[MissionRecord], StoreError>>(count: plan.chunks)
     handOver.produce { chunk in
       Result { () throws(StoreError) -> [MissionRecord] in
-        try MissionFileReader.csvChunk(plan, chunk)
+        try StoreError.reading { () throws(MissionFileError) in
+          try MissionFileReader.csvChunk(plan, chunk)
+        }
       }
     }
     var ids: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import MissionFiles
 import MissionTracking
 
 extension MissionDatabase {

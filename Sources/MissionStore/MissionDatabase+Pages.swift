@@ -1,3 +1,4 @@
+import MissionFiles
 import MissionTracking
 
 extension MissionDatabase {

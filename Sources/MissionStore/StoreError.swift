@@ -1,4 +1,6 @@
+import MissionFiles
 import MissionTracking
+import TextRules
 
 /// Errors thrown by `MissionStore`, each with the context needed to act on it.
 ///
@@ -99,13 +101,11 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       "mission '\(oneLine(id))' is being tracked: submit or cancel it before replacing it"
     case .invalidEvent(let text): "invalid event: \(oneLine(text))"
     case .invalidMissionFile(let file, let line, let field, let value, let reason):
-      "\(oneLine(file)):\(line): "
-        + (field.map {
-          "field '\(oneLine($0))'" + (value.map { " = '\(oneLine($0, limit: 200))'" } ?? "")
-            + ": "
-        } ?? "")
-        + oneLine(reason) + " (nothing imported)"
-    case .unreadableFile(let path, let reason): "cannot read \(oneLine(path)): \(oneLine(reason))"
+      MissionFileError.invalidMissionFile(
+        file: file, line: line, field: field, value: value, reason: reason
+      ).description
+    case .unreadableFile(let path, let reason):
+      MissionFileError.unreadableFile(path: path, reason: reason).description
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .trackingLeaseHeld(let database, let holder):
       "database \(database) is already being tracked by \(holder); only one process may "
@@ -119,30 +119,4 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 private func sqliteLine(_ meaning: String, _ message: String, _ sql: String) -> String {
   "\(meaning): \(oneLine(message, foldingWhitespace: true)) "
     + "(SQL: \(oneLine(sql, limit: 80, foldingWhitespace: true)))"
-}
-
-/// `text` on one line: with `foldingWhitespace` (SQL) every run of white space, line breaks
-/// included, becomes one space; text longer than `limit` characters is cut there with `…`;
-/// control characters left are shown as `\n`, `\r`, `\t` or `\xHH`.
-private func oneLine(_ text: String, limit: Int? = nil, foldingWhitespace: Bool = false)
-  -> String
-{
-  var out =
-    foldingWhitespace ? text.split(whereSeparator: \.isWhitespace).joined(separator: " ") : text
-  if let limit, out.count > limit { out = String(out.prefix(limit)) + "…" }
-  guard out.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-  else { return out }
-  var escaped = ""
-  for scalar in out.unicodeScalars {
-    switch scalar.value {
-    case 0x0A: escaped += "\\n"
-    case 0x0D: escaped += "\\r"
-    case 0x09: escaped += "\\t"
-    case 0..<0x20, 0x7F...0x9F:
-      let hex = String(scalar.value, radix: 16, uppercase: true)
-      escaped += "\\x" + (hex.count < 2 ? "0" + hex : hex)
-    default: escaped.unicodeScalars.append(scalar)
-    }
-  }
-  return escaped
 }

@@ -1,4 +1,4 @@
-import MissionTrackCLI
+import CommandLineSupport
 
 /// One benchmark of `missiontrack-bench`: its name, its manual page and what it measures.
 protocol Benchmark: SendableMetatype {

@@ -1,9 +1,9 @@
-import MissionTrackCLI
+import CommandLineSupport
 
 /// `missiontrack-bench`: release-mode benchmarks, each comparing against a naive baseline in
 /// the same run and printing one JSON object. A separate executable, so the shipped
 /// `missiontrack` carries none of it.
-public enum BenchmarkTool {
+package enum BenchmarkTool {
   /// Every benchmark, in the order `--help` lists them.
   static let benchmarks: [any Benchmark.Type] = [
     ParseBenchmark.self,
@@ -51,7 +51,7 @@ public enum BenchmarkTool {
   /// - Parameters:
   ///   - arguments: The command line without the program name.
   ///   - console: Where the JSON object, the table and errors go.
-  public static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
+  package static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
     defer { console.flush() }
     guard let word = arguments.first else {
       console.err("missiontrack-bench: which benchmark? (see --help)")

@@ -1,6 +1,7 @@
+import CommandLineSupport
 import Foundation
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 
 #if canImport(FoundationXML)
   import FoundationXML

@@ -1,5 +1,5 @@
+import CommandLineSupport
 import Foundation
-import MissionTrackCLI
 
 /// The naive baseline: how one would first write an NMEA reader with `String` APIs.
 enum NaiveNMEAParser {

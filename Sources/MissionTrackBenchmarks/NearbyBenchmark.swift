@@ -1,6 +1,6 @@
+import CommandLineSupport
 import Foundation
 import MissionProximity
-import MissionTrackCLI
 
 /// `missiontrack-bench nearby`: builds a `SpatialGrid` from a missions CSV, runs every query of
 /// a queries CSV (radius or k-nearest), and checks a sample against a brute-force scan.

@@ -1,8 +1,9 @@
+import CommandLineSupport
 import Foundation
 import MissionProximity
 import MissionStore
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 
 /// `missiontrack-bench oneshot`: what a user waits for from one-shot commands on a large
 /// database, measured on the built `missiontrack` processes end to end: `missions import`

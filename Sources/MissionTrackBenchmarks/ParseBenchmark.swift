@@ -1,6 +1,7 @@
+import CommandLineSupport
 import Foundation
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 import TraceFormats
 
 /// `missiontrack-bench parse FILE`: trace decoding throughput, file to fixes, against a naive

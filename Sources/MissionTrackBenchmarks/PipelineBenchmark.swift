@@ -1,6 +1,7 @@
+import CommandLineSupport
 import Foundation
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 
 /// `missiontrack-bench pipeline`: synthetic fixes through clean → geofence → distance filter
 /// with 100 missions around the worker, against a naive baseline in the same run.

@@ -1,7 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionStore
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 import TraceFormats
 
 /// `missiontrack-bench replay`: what a replay costs end to end, beside its parts, on one

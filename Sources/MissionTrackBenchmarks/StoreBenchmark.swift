@@ -1,7 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionStore
-import MissionTrackCLI
 import MissionTracking
+import TextRules
 
 /// `missiontrack-bench store`: fix ingest through the group-committed recorder against one
 /// transaction per fix, and the time to open a database of many missions and read them back
@@ -206,7 +207,7 @@ enum StoreBenchmark: Benchmark {
   /// The 1-minute load average, to judge how shared the machine was.
   private static func loadAverage() -> Double {
     guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-      let first = text.split(separator: " ").first, let value = Double(first)
+      let first = text.split(separator: " ").first, let value = Double(decimalText: String(first))
     else { return -1 }
     return value
   }

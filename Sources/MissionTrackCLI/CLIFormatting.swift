@@ -1,6 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionProximity
 import MissionTracking
+import TextRules
 
 /// Parses `"LAT,LON"` into a validated coordinate, naming `flag` in the usage error.
 func parseLatLon(_ text: String, flag: String) throws(CLIError) -> Coordinate {

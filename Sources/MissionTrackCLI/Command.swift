@@ -1,4 +1,6 @@
 /// One `missiontrack` subcommand: its name, its manual page and what it does.
+import CommandLineSupport
+
 protocol Command: SendableMetatype {
   /// The word that selects it, e.g. `"nearby"`.
   static var name: String { get }

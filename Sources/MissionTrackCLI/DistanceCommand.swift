@@ -1,3 +1,4 @@
+import CommandLineSupport
 import MissionProximity
 
 /// `missiontrack distance`: great-circle distance and bearing between two points.

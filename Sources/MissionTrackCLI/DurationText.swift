@@ -1,4 +1,5 @@
 import Foundation
+import TextRules
 
 /// Durations on the command line: `90`, `90s`, `15m`, `1h30m`, `1.5h` (seconds when no unit).
 enum DurationText {
@@ -7,7 +8,7 @@ enum DurationText {
   static func seconds(_ text: String) -> Double? {
     let units: [(Character, Double)] = [("h", 3600), ("m", 60), ("s", 1)]
     var rest = Substring(text)
-    if let plain = Double(rest), plain.isFinite, plain >= 0,
+    if let plain = Double(decimalText: String(rest)), plain >= 0,
       rest.allSatisfy({ $0.isNumber || $0 == "." })
     {
       return plain
@@ -16,7 +17,7 @@ enum DurationText {
     var next = 0
     while !rest.isEmpty {
       let number = rest.prefix { $0.isNumber || $0 == "." }
-      guard !number.isEmpty, let value = Double(number), value.isFinite else { return nil }
+      guard !number.isEmpty, let value = Double(decimalText: String(number)) else { return nil }
       rest = rest.dropFirst(number.count)
       guard let unit = rest.first,
         let index = units[next...].firstIndex(where: { $0.0 == unit })

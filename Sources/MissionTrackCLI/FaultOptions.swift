@@ -1,4 +1,6 @@
+import CommandLineSupport
 import MissionTracking
+import TextRules
 import TraceFormats
 
 /// The fault-injection options of `trace mutate` (and of any command that replays a trace

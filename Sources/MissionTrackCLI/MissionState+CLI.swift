@@ -1,3 +1,4 @@
+import CommandLineSupport
 import MissionTracking
 
 extension MissionState {

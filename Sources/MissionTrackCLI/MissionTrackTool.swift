@@ -1,7 +1,9 @@
 /// The `missiontrack` command-line tool: finds the subcommand and runs it.
-public enum MissionTrackTool {
+import CommandLineSupport
+
+package enum MissionTrackTool {
   /// The version `--version` prints.
-  public static let version = "0.1.0"
+  package static let version = "0.1.0"
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any Command.Type] = [
@@ -25,7 +27,7 @@ public enum MissionTrackTool {
   /// SIGPIPE ignored) makes the status 1, with one line on standard error when that still
   /// works. With a real (not capturing) console, SIGINT and SIGTERM flush standard output
   /// before the process dies of them, unless the command awaits them to stop cleanly.
-  public static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
+  package static func run(_ arguments: [String], console: Console = .standard()) async -> Int32 {
     if !console.isCapturing { TerminationSignal.flushOnTermination(console) }
     let status = await dispatch(arguments, console: console)
     console.flush()

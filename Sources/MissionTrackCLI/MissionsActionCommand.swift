@@ -1,5 +1,7 @@
+import CommandLineSupport
 import Foundation
 import MissionTracking
+import TextRules
 
 /// `missiontrack missions accept|start|submit|complete|cancel|expire ID`: one lifecycle
 /// action on a stored mission, recorded with its time.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import MissionTracking
 
 /// `missiontrack missions`: import, list and show missions and move them through their

@@ -1,4 +1,6 @@
+import CommandLineSupport
 import Foundation
+import MissionFiles
 import MissionStore
 
 /// `missiontrack missions import FILE`: stores the missions of a GeoJSON, CSV or JSON file,

@@ -1,5 +1,7 @@
+import CommandLineSupport
 import Foundation
 import MissionTracking
+import TextRules
 
 /// `missiontrack missions show ID`: one mission with its audit log, track size and geofence
 /// state.

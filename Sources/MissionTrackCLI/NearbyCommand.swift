@@ -1,6 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionProximity
 import MissionTracking
+import TextRules
 
 /// `missiontrack nearby`: missions near a point, nearest first, from the database's spatial index.
 enum NearbyCommand: Command {

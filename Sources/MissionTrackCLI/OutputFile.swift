@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 
 /// Where a command's document goes: standard output, or a regular file replaced atomically.

@@ -1,5 +1,7 @@
+import CommandLineSupport
 import Foundation
 import MissionTracking
+import TextRules
 import TraceFormats
 
 /// `missiontrack replay`: recorded traces through the same pipeline as live tracking.

@@ -1,5 +1,7 @@
 /// `missiontrack trace`: tools that work on recorded traces themselves. A group: each
 /// sub-command has its own manual.
+import CommandLineSupport
+
 enum TraceCommand: Command {
   static let name = "trace"
   static let summary = "Work on trace files: inject faults (mutate)"

@@ -1,3 +1,5 @@
+import CommandLineSupport
+import MissionFiles
 import MissionStore
 import MissionTracking
 

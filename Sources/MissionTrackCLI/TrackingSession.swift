@@ -1,6 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionStore
 import MissionTracking
+import TextRules
 
 /// One tracking run, shared by `replay` and `track`: takes the database's tracking lease,
 /// opens the engine over the store (which resumes a mission the store holds active), starts

@@ -1,3 +1,5 @@
+import TextRules
+
 extension Mission {
   /// The mission as one JSON object, for `missions list --json`, `missions show --json` and
   /// the HTTP service:

@@ -1,3 +1,5 @@
+import TextRules
+
 extension MissionTransition {
   /// The transition as one JSON object, for `missions show --json` and the HTTP service:
   /// `{"action","from","to","time"}`.

@@ -1,4 +1,5 @@
 import Foundation
+import TextRules
 
 /// Something the tracker reports: a delivered fix, a geofence transition, a lifecycle change,
 /// news about the source. Written as one JSON object per line (`jsonLine`).

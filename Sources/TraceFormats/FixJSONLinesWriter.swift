@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Writes fixes as JSON lines in the shape `missiontrack decode` prints (DESIGN.md §2):
 /// `{"time","lat","lon","alt_m","mode","eph_m","speed_mps","course_deg","source","kind"}`.

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// A streaming decoder of gpsd JSON reports, one object per line: `gpspipe -w` logs, and the
 /// live gpsd source's socket (the same code decodes both, so a report gives the same fix

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Writes fixes as gpsd JSON `TPV` reports, one per line, the shape `gpspipe -w` logs and
 /// `GPSDJSONDecoder` reads back as the same fixes.

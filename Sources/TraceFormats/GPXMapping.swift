@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// The GPX meaning of the elements an `XMLTokenizer` delivers: points and their values.
 ///

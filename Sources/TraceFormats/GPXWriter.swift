@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Writes fixes as one GPX 1.1 track, incrementally, to any text sink.
 ///

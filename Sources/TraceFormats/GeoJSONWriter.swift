@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Writes fixes as GeoJSON (RFC 7946), incrementally, to any text sink.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Sentence handlers: each reads its fields in place and merges them into the open epoch.
 extension NMEADecoder {

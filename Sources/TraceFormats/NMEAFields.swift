@@ -1,3 +1,5 @@
+import TextRules
+
 /// The comma-separated fields of one NMEA sentence, read in place from the input bytes.
 ///
 /// Field 0 is the address (`GPRMC`). `bounds` holds `start, end` offsets into `bytes` (the
@@ -35,98 +37,20 @@ struct NMEAFields {
     String(decoding: UnsafeBufferPointer(rebasing: bytes[range(index)]), as: UTF8.self)
   }
 
-  /// A decimal number (`-12.345`, `+3`, `.5`); nil when empty or not a number.
-  func double(_ index: Int) -> Double? { NMEAFields.decimal(bytes, range(index)) }
-
-  /// An unsigned whole number; nil when empty or not digits.
-  func int(_ index: Int) -> Int? {
-    let r = range(index)
-    guard !r.isEmpty, r.count <= 9 else { return nil }
-    var value = 0
-    for i in r {
-      let d = bytes[i] &- 48
-      guard d < 10 else { return nil }
-      value = value * 10 + Int(d)
+  /// A finite decimal number (`-12.345`, `+3`, `.5`; `DecimalText`'s grammar); nil when
+  /// empty, not a number or too large to be finite.
+  @inline(__always)
+  func double(_ index: Int) -> Double? {
+    guard let value = DecimalText.parseDouble(bytes, range(index)), value.isFinite else {
+      return nil
     }
     return value
   }
 
-  /// 10^`exponent` for 0...22, all exactly representable, so one division rounds correctly.
-  /// A switch of literals: no global array access (and its retain) on the hot path.
+  /// An unsigned whole number of at most 9 digits; nil when empty or not digits.
   @inline(__always)
-  static func powerOfTen(_ exponent: Int) -> Double {
-    switch exponent {
-    case 0: 1
-    case 1: 1e1
-    case 2: 1e2
-    case 3: 1e3
-    case 4: 1e4
-    case 5: 1e5
-    case 6: 1e6
-    case 7: 1e7
-    case 8: 1e8
-    case 9: 1e9
-    case 10: 1e10
-    case 11: 1e11
-    case 12: 1e12
-    case 13: 1e13
-    case 14: 1e14
-    case 15: 1e15
-    case 16: 1e16
-    case 17: 1e17
-    case 18: 1e18
-    case 19: 1e19
-    case 20: 1e20
-    case 21: 1e21
-    default: 1e22
-    }
-  }
-
-  /// Parses `[+-]digits[.digits]` from `bytes[range]`.
-  ///
-  /// Up to 18 significant digits are kept exactly in an integer and divided once by an exact
-  /// power of ten, so the result is the correctly rounded double for every field NMEA uses.
-  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
-    var i = range.lowerBound
-    let end = range.upperBound
-    guard i < end else { return nil }
-    var negative = false
-    if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-      negative = bytes[i] == UInt8(ascii: "-")
-      i += 1
-    }
-    var mantissa: UInt64 = 0
-    var digits = 0
-    var fractionDigits = 0
-    var sawDot = false
-    var sawDigit = false
-    while i < end {
-      let b = bytes[i]
-      let d = b &- 48
-      if d < 10 {
-        sawDigit = true
-        if digits < 18 {
-          mantissa = mantissa * 10 + UInt64(d)
-          if mantissa != 0 { digits += 1 }
-          if sawDot { fractionDigits += 1 }
-        } else if !sawDot {
-          return nil  // absurdly large integer part
-        }
-      } else if b == UInt8(ascii: ".") && !sawDot {
-        sawDot = true
-      } else {
-        return nil
-      }
-      i += 1
-    }
-    guard sawDigit else { return nil }
-    var value = Double(mantissa)
-    while fractionDigits > 22 {
-      value /= powerOfTen(22)
-      fractionDigits -= 22
-    }
-    if fractionDigits > 0 { value /= powerOfTen(fractionDigits) }
-    return negative ? -value : value
+  func int(_ index: Int) -> Int? {
+    DecimalText.parseCount(UnsafeBufferPointer(rebasing: bytes[range(index)]))
   }
 
   /// Time of day `hhmmss[.sss…]` in microseconds; nil when empty or out of range.
@@ -205,7 +129,7 @@ struct NMEAFields {
     let wholeDegrees = whole / 100
     let wholeMinutes = whole % 100
     guard wholeMinutes < 60 else { return .nan }
-    let minutesFraction = Double(fraction) / NMEAFields.powerOfTen(fractionDigits)
+    let minutesFraction = Double(fraction) / DecimalText.powerOfTen(fractionDigits)
     let value = (Double(wholeDegrees * 60 + wholeMinutes) + minutesFraction) / 60
     return hemisphere == negativeLetter ? -value : value
   }

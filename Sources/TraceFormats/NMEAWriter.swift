@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// Writes fixes as NMEA 0183 sentences that `NMEADecoder` (and gpsd) read back as the same
 /// fixes: per fix an RMC (time, date, position, speed, course), a GGA (quality, satellites,

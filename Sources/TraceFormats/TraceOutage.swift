@@ -1,5 +1,5 @@
 import Foundation
-import MissionTracking
+import TextRules
 
 /// A time window with no fixes at all: the receiver lost the sky (a tunnel, a building)
 /// or the link to it.
@@ -31,16 +31,17 @@ public struct TraceOutage: Sendable, Hashable {
   }
 
   /// Reads `START+SECONDS`: START is seconds after the first fix (`120`, `90.5`) or an
-  /// RFC 3339 time (`2026-05-04T10:12:00Z`); SECONDS is a positive number.
+  /// RFC 3339 time (`2026-05-04T10:12:00Z`); SECONDS is a positive number. Both numbers are
+  /// decimal (`Double(decimalText:)`): no hexadecimal, `inf` or `nan`.
   /// - Throws: `TraceError` saying what is wrong with `text`.
   public init(parsing text: String) throws(TraceError) {
     let syntax = "expected START+SECONDS (e.g. 120+30 or 2026-05-04T10:12:00Z+30), got '\(text)'"
     guard let plus = text.lastIndex(of: "+") else { throw TraceError(reason: syntax) }
     let startText = text[..<plus]
-    guard let duration = Double(text[text.index(after: plus)...]) else {
+    guard let duration = Double(decimalText: String(text[text.index(after: plus)...])) else {
       throw TraceError(reason: syntax)
     }
-    if let offset = Double(startText) {
+    if let offset = Double(decimalText: String(startText)) {
       self.init(start: .secondsAfterFirstFix(offset), durationSeconds: duration)
     } else if let parsed = UTCTime.parse(startText), startText.contains("T") {
       self.init(start: .time(parsed.date), durationSeconds: duration)

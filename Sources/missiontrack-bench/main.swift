@@ -1,6 +1,5 @@
 import Foundation
 import MissionTrackBenchmarks
-import MissionTrackCLI
 
 #if DEBUG
   // Figures from a debug build are meaningless; say so rather than refuse, so that the

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 import TraceFormats
 
 @testable import LiveSources

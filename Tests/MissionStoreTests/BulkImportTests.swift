@@ -2,6 +2,7 @@ import Foundation
 import MissionTracking
 import Testing
 
+@testable import MissionFiles
 @testable import MissionStore
 
 /// Large imports (multi-row statements, indexes rebuilt at the end) keep the rules of small

@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
 /// The store keeps each event's JSON line; these pin the (optimised) writer's exact output.
 @Suite struct EventLineTests {

@@ -2,6 +2,7 @@ import Foundation
 import MissionTracking
 import Testing
 
+@testable import MissionFiles
 @testable import MissionStore
 
 /// Mission files written to mislead: each test pins a defect of issue 14 ("Values", "Ids",

@@ -1,6 +1,6 @@
+import CommandLineSupport
 import Foundation
 import MissionTrackBenchmarks
-import MissionTrackCLI
 import Testing
 
 /// `missiontrack-bench`: choosing a benchmark, its manual, and small runs of the pipeline and

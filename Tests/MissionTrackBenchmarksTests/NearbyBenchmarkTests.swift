@@ -1,6 +1,6 @@
+import CommandLineSupport
 import Foundation
 import MissionTrackBenchmarks
-import MissionTrackCLI
 import Testing
 
 /// `missiontrack-bench nearby` end to end on small files.

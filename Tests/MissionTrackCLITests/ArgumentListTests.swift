@@ -1,5 +1,6 @@
 import Testing
 
+@testable import CommandLineSupport
 @testable import MissionTrackCLI
 
 /// Flag parsing: what a command sees of its command line.

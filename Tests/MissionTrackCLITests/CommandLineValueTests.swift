@@ -1,6 +1,8 @@
+import CommandLineSupport
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
 @testable import MissionTrackCLI
 

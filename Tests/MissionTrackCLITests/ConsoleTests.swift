@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import CommandLineSupport
 @testable import MissionTrackCLI
 
 /// The console's writes through `write(2)`: failures are recorded, never a trap.

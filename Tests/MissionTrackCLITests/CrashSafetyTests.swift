@@ -2,6 +2,7 @@ import Foundation
 import MissionStore
 import MissionTracking
 import Testing
+import TextRules
 
 @testable import MissionTrackCLI
 

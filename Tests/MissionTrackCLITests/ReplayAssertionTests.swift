@@ -3,6 +3,7 @@ import MissionProximity
 import MissionStore
 import MissionTracking
 import Testing
+import TextRules
 
 @testable import MissionTrackCLI
 

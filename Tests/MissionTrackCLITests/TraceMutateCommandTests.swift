@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import MissionTracking
 import Testing
@@ -113,6 +114,7 @@ import TraceFormats
     ["--noise-m", "-1"], ["--noise-m", "inf"], ["--jump-m", "-5", "--jump-every", "3"],
     ["--jump-m", "5"], ["--jump-every", "5"], ["--jump-m", "5", "--jump-every", "0"],
     ["--outage", "10"], ["--outage", "10+0"], ["--outage", "x+5"], ["--outage", "-1+5"],
+    ["--outage", "0x10+0x1p4"], ["--outage", "0x10+5"], ["--outage", "10+0x1p4"],
     ["--seed", "-1"], ["--seed", "x"], ["--to", "kml"], ["--bogus"],
   ])
   func hostileValuesAreOneUsageLine(_ flags: [String]) async throws {

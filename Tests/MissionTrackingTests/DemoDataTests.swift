@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
 /// The bundled demo (Traces/demo) does what the README promises: the worker walks to
 /// sig-101, arrives, dwells and leaves.

@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
 @Suite struct FixCleanerTests {
   static func run(_ cleaner: inout FixCleaner, _ fixes: [Fix]) -> [Fix] {

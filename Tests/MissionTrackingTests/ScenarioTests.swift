@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
 /// Runs every generated scenario through the pipeline and compares with the ground truth that
 /// `Tools/gen-scenarios` computed with its own model.

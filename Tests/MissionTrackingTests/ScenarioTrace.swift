@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// A generated scenario: the raw fixes of `Traces/scenarios/NAME.csv` and the ground truth of
 /// `NAME.expected.json` (written by `Tools/gen-scenarios`).

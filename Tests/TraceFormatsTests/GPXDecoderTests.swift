@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 import TraceFormats
 
 /// GPXDecoder on small hand-written documents: one behaviour each.

@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 import TraceFormats
 
 /// GPXDecoder against the third-party files in ../shared/reference/gpx (skipped when absent).

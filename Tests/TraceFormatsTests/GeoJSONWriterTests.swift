@@ -1,6 +1,7 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 import TraceFormats
 
 /// GeoJSONWriter: RFC 7946 shapes, longitude first, times alongside.

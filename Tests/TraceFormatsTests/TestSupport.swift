@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 import TraceFormats
 
 /// Paths of the reference data beside the repository (`../shared/reference`).

@@ -1,12 +1,13 @@
 // libFuzzer entry point for the mission file readers (CSV, JSON, GeoJSON). Built by
-// Tools/fuzz/run-missions, which compiles it together with the reader sources of
-// MissionStore (no SQLite: the readers are pure); not part of the SwiftPM package.
+// Tools/fuzz/run-missions, which compiles it together with the sources of MissionFiles (no
+// SQLite: the readers are pure); not part of the SwiftPM package.
 //
 // Oracle beyond "no crash, no hang, bounded memory": every record that is accepted is a
 // valid mission (finite coordinates in range, a radius in (0, πR], a non-blank NFC id,
 // ids unique in the file) whose kept unknown fields are one JSON object with unique keys;
 // every refusal is one line with a line number >= 1.
 import MissionTracking
+import TextRules
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMissionFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,13 +1,17 @@
-/// A parsed JSON value with the 1-based line where it starts and its byte range in the
+/// A value parsed by `JSONParser`, with the 1-based line where it starts and its byte range in the
 /// source (so unknown fields can be kept verbatim and errors can name the line).
 package struct JSONNode {
   /// The value.
   package indirect enum Value {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's literal text, so `12` stays `"12"` as an id.
     case number(String)
+    /// A string, escapes replaced.
     case string(String)
+    /// An array's elements in order.
     case array([JSONNode])
     /// Members in source order.
     case object([(key: String, node: JSONNode)])

@@ -1,11 +1,12 @@
 import MissionTracking
+import TextRules
 
 /// Turns a mission file's bytes into validated records, or the first error with its line.
-enum MissionFileReader {
+package enum MissionFileReader {
   /// Reads and validates every record; ids must be unique within the file.
-  /// - Throws: `StoreError.invalidMissionFile`.
-  static func records(_ bytes: [UInt8], format: MissionFileFormat, file: String)
-    throws(StoreError) -> [MissionRecord]
+  /// - Throws: `MissionFileError.invalidMissionFile`.
+  package static func records(_ bytes: [UInt8], format: MissionFileFormat, file: String)
+    throws(MissionFileError) -> [MissionRecord]
   {
     let records: [MissionRecord]
     switch format {
@@ -38,27 +39,27 @@ enum MissionFileReader {
   }
 
   /// The format of a `.json` file: GeoJSON when the top level is an object.
-  static func sniff(_ bytes: [UInt8]) -> MissionFileFormat {
+  package static func sniff(_ bytes: [UInt8]) -> MissionFileFormat {
     let first = bytes.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     return first == UInt8(ascii: "{") ? .geojson : .json
   }
 
   /// A CSV split into records and checked up to its header, with its data rows in chunks
   /// that validate independently (`csvChunk`), in file order.
-  struct CSVPlan: Sendable {
+  package struct CSVPlan: Sendable {
     let rows: [CSVReader.Record]
     let names: [String]
     let known: [Bool]
     let file: String
     /// Number of chunks (1 for a small file).
-    let chunks: Int
+    package let chunks: Int
     /// Number of data rows.
-    var recordCount: Int { rows.count - 1 }
+    package var recordCount: Int { rows.count - 1 }
   }
 
   /// Reads a CSV's records and header.
-  /// - Throws: `StoreError.invalidMissionFile` for a malformed file or header.
-  static func csvPlan(_ bytes: [UInt8], file: String) throws(StoreError) -> CSVPlan {
+  /// - Throws: `MissionFileError.invalidMissionFile` for a malformed file or header.
+  package static func csvPlan(_ bytes: [UInt8], file: String) throws(MissionFileError) -> CSVPlan {
     let rows: [CSVReader.Record]
     do {
       rows = try CSVReader.records(bytes)
@@ -92,20 +93,24 @@ enum MissionFileReader {
   }
 
   /// The validated records of chunk `chunk` of `plan`.
-  /// - Throws: `StoreError.invalidMissionFile` for the chunk's first bad record.
-  static func csvChunk(_ plan: CSVPlan, _ chunk: Int) throws(StoreError) -> [MissionRecord] {
+  /// - Throws: `MissionFileError.invalidMissionFile` for the chunk's first bad record.
+  package static func csvChunk(_ plan: CSVPlan, _ chunk: Int) throws(MissionFileError)
+    -> [MissionRecord]
+  {
     let body = plan.recordCount
     return try csvRecords(
       plan.rows, from: 1 + body * chunk / plan.chunks, to: 1 + body * (chunk + 1) / plan.chunks,
       names: plan.names, known: plan.known, file: plan.file)
   }
 
-  private static func csv(_ bytes: [UInt8], file: String) throws(StoreError) -> [MissionRecord] {
+  private static func csv(_ bytes: [UInt8], file: String) throws(MissionFileError)
+    -> [MissionRecord]
+  {
     let plan = try csvPlan(bytes, file: file)
     // Records are validated independently, so a large file is validated in chunks on every
     // core; the first error in file order is the one reported, as in one pass.
     let parts = ParallelChunks.map(count: plan.chunks) { chunk in
-      Result { () throws(StoreError) -> [MissionRecord] in try csvChunk(plan, chunk) }
+      Result { () throws(MissionFileError) -> [MissionRecord] in try csvChunk(plan, chunk) }
     }
     var records: [MissionRecord] = []
     records.reserveCapacity(plan.recordCount)
@@ -120,7 +125,7 @@ enum MissionFileReader {
   private static func csvRecords(
     _ rows: [CSVReader.Record], from start: Int, to end: Int, names: [String], known: [Bool],
     file: String
-  ) throws(StoreError) -> [MissionRecord] {
+  ) throws(MissionFileError) -> [MissionRecord] {
     var records: [MissionRecord] = []
     records.reserveCapacity(end - start)
     for index in start..<end {
@@ -168,14 +173,14 @@ enum MissionFileReader {
   }
 
   private static func jsonArray(_ root: JSONNode, file: String, source: [UInt8])
-    throws(StoreError) -> [MissionRecord]
+    throws(MissionFileError) -> [MissionRecord]
   {
     guard case .array(let elements) = root.value else {
       throw .invalidMissionFile(
         file: file, line: root.line, field: nil, value: nil,
         reason: "expected a JSON array of mission objects")
     }
-    return try elements.enumerated().map { (index, element) throws(StoreError) in
+    return try elements.enumerated().map { (index, element) throws(MissionFileError) in
       guard case .object = element.value else {
         throw .invalidMissionFile(
           file: file, line: element.line, field: nil, value: nil,
@@ -187,10 +192,10 @@ enum MissionFileReader {
   }
 
   private static func geoJSON(_ root: JSONNode, file: String, source: [UInt8])
-    throws(StoreError)
+    throws(MissionFileError)
     -> [MissionRecord]
   {
-    func fail(_ node: JSONNode, _ reason: String) -> StoreError {
+    func fail(_ node: JSONNode, _ reason: String) -> MissionFileError {
       .invalidMissionFile(file: file, line: node.line, field: nil, value: nil, reason: reason)
     }
     guard case .string(let type)? = root["type"]?.value else {
@@ -217,7 +222,7 @@ enum MissionFileReader {
         case .array(let position) = coordinates.value, position.count >= 2,
         case .number(let lonText) = position[0].value,
         case .number(let latText) = position[1].value,
-        let lon = Double(lonText), let lat = Double(latText)
+        let lon = Double(decimalText: lonText), let lat = Double(decimalText: latText)
       else { throw fail(geometry, "feature \(index): coordinates must be [lon, lat]") }
       guard (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon) else {
         throw .invalidMissionFile(

@@ -19,16 +19,16 @@ import Foundation
 /// `@unchecked Sendable`: the buffers and failures are only touched while holding
 /// `bufferLock`; the descriptors are only written while holding `writeLock` (taken before
 /// `bufferLock` whenever both are needed, so the two cannot deadlock).
-public final class Console: @unchecked Sendable {
+package final class Console: @unchecked Sendable {
   /// Why a stream could not be written: which one and the `errno` of `write(2)`.
-  public struct WriteFailure: Sendable, Equatable {
+  package struct WriteFailure: Sendable, Equatable {
     /// Whether it was standard output (else standard error).
-    public var isStandardOutput: Bool
+    package var isStandardOutput: Bool
     /// The `errno` value `write(2)` reported.
-    public var errorNumber: Int32
+    package var errorNumber: Int32
 
     /// `cannot write to standard output: No space left on device`.
-    public var message: String {
+    package var message: String {
       let stream = isStandardOutput ? "standard output" : "standard error"
       return "cannot write to \(stream): \(String(cString: strerror(errorNumber)))"
     }
@@ -47,12 +47,12 @@ public final class Console: @unchecked Sendable {
   private var errFailure: WriteFailure?
 
   /// A console on the process's standard output and standard error.
-  public static func standard() -> Console {
+  package static func standard() -> Console {
     Console(capturing: false, output: STDOUT_FILENO, error: STDERR_FILENO)
   }
 
   /// A console that keeps what is written, for tests (`capturedOutput`, `capturedError`).
-  public static func capture() -> Console { Console(capturing: true, output: -1, error: -1) }
+  package static func capture() -> Console { Console(capturing: true, output: -1, error: -1) }
 
   /// A console writing to two given descriptors (tests use it with `/dev/full` and pipes).
   static func writing(output: Int32, error: Int32) -> Console {
@@ -66,27 +66,27 @@ public final class Console: @unchecked Sendable {
   }
 
   /// Whether this console keeps its output in memory (tests) instead of writing it.
-  public var isCapturing: Bool { capturing }
+  package var isCapturing: Bool { capturing }
 
   /// Writes every standard-output line at once from now on (for live output that another
   /// program reads as it comes), instead of in 64 KiB blocks.
-  public func flushEveryLine() { bufferLock.withLock { lineBuffered = true } }
+  package func flushEveryLine() { bufferLock.withLock { lineBuffered = true } }
 
   /// Whether standard error is a terminal (progress and live status are shown only then).
-  public var errorIsTerminal: Bool { !capturing && isatty(errDescriptor) == 1 }
+  package var errorIsTerminal: Bool { !capturing && isatty(errDescriptor) == 1 }
 
   /// The first failed write to standard output, if any (later output is dropped).
-  public var outputFailure: WriteFailure? { bufferLock.withLock { outFailure } }
+  package var outputFailure: WriteFailure? { bufferLock.withLock { outFailure } }
 
   /// The first failed write to standard error, if any (later messages are dropped).
-  public var errorFailure: WriteFailure? { bufferLock.withLock { errFailure } }
+  package var errorFailure: WriteFailure? { bufferLock.withLock { errFailure } }
 
   /// Whether a write to either stream failed: a long-running command may stop early, since
   /// nobody reads what it would print.
-  public var hasFailed: Bool { bufferLock.withLock { outFailure != nil || errFailure != nil } }
+  package var hasFailed: Bool { bufferLock.withLock { outFailure != nil || errFailure != nil } }
 
   /// Writes `line` and a newline to standard output (buffered; see `flush`).
-  public func out(_ line: String) {
+  package func out(_ line: String) {
     let due: Bool = bufferLock.withLock {
       guard outFailure == nil else { return false }
       outBuffer.append(contentsOf: line.utf8)
@@ -97,10 +97,10 @@ public final class Console: @unchecked Sendable {
   }
 
   /// Writes `line` and a newline to standard error at once.
-  public func err(_ line: String) { errRaw(line + "\n") }
+  package func err(_ line: String) { errRaw(line + "\n") }
 
   /// Writes `text` to standard error as is (for progress lines ending in `\r`).
-  public func errRaw(_ text: String) {
+  package func errRaw(_ text: String) {
     if capturing {
       bufferLock.withLock { errBuffer.append(contentsOf: text.utf8) }
       return
@@ -118,7 +118,7 @@ public final class Console: @unchecked Sendable {
   /// Writes buffered standard output now. Safe from any thread, and from the code that
   /// handles SIGINT/SIGTERM (a dispatch signal source or a task awaiting
   /// `TerminationSignal.wait()`): call it before the process exits so no line is lost.
-  public func flush() {
+  package func flush() {
     guard !capturing else { return }
     writeLock.lock()
     defer { writeLock.unlock() }
@@ -127,7 +127,7 @@ public final class Console: @unchecked Sendable {
 
   /// `flush()`, but gives up after `limit` when another thread holds the stream (blocked on
   /// a reader that does not read): for the last flush before the process dies of a signal.
-  func flush(waitingAtMost limit: Duration) {
+  package func flush(waitingAtMost limit: Duration) {
     guard !capturing else { return }
     let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
     guard writeLock.lock(before: Date(timeIntervalSinceNow: seconds)) else { return }
@@ -148,12 +148,12 @@ public final class Console: @unchecked Sendable {
   }
 
   /// Everything written to standard output, when capturing.
-  public var capturedOutput: String {
+  package var capturedOutput: String {
     bufferLock.withLock { String(decoding: outBuffer, as: UTF8.self) }
   }
 
   /// Everything written to standard error, when capturing.
-  public var capturedError: String {
+  package var capturedError: String {
     bufferLock.withLock { String(decoding: errBuffer, as: UTF8.self) }
   }
 
@@ -161,7 +161,7 @@ public final class Console: @unchecked Sendable {
   /// a partial write. The one place the console calls `write(2)`.
   /// - Returns: nil when everything was written, else the `errno` of the failure (`EPIPE`,
   ///   `ENOSPC`, …).
-  static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+  package static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
     bytes.withUnsafeBytes { buffer -> Int32? in
       guard let base = buffer.baseAddress else { return nil }
       var offset = 0

@@ -2,7 +2,7 @@ import Foundation
 import MissionProximity
 import Testing
 
-@testable import MissionTracking
+@testable import TextRules
 
 /// `JSONObjectWriter` writes short decimals itself: the bytes must stay `description`'s.
 @Suite struct JSONNumberTests {

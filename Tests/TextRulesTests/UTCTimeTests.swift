@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MissionTracking
+@testable import TextRules
 
 @Suite struct UTCTimeTests {
   @Test func formatsWithMillisecondsAndZ() {

@@ -18,7 +18,8 @@ package struct JSONParser {
   private var depth = 0
   private static let maxDepth = 512
 
-  /// Parses a whole document.
+  /// Parses a whole document (a UTF-8 byte order mark is skipped).
+  /// - Throws: `Failure` with the line and the reason.
   package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
     var parser = JSONParser(bytes: bytes)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }

@@ -1,5 +1,5 @@
 /// The mission file formats `importMissions` reads (DESIGN.md "Mission files").
-public enum MissionFileFormat: String, Sendable, Hashable, CaseIterable {
+package enum MissionFileFormat: String, Sendable, Hashable, CaseIterable {
   /// CSV with a header line naming the fields (RFC 4180 quoting).
   case csv
   /// A JSON array of objects with the field names as keys.
@@ -9,7 +9,7 @@ public enum MissionFileFormat: String, Sendable, Hashable, CaseIterable {
   case geojson
 
   /// The format for a file name's extension (`.csv`, `.json`, `.geojson`), or nil.
-  public init?(fileExtension: String) {
+  package init?(fileExtension: String) {
     switch fileExtension.lowercased() {
     case "csv": self = .csv
     case "json": self = .json
@@ -21,7 +21,7 @@ public enum MissionFileFormat: String, Sendable, Hashable, CaseIterable {
   /// The format a file's content shows: GeoJSON when the first byte that is not white space
   /// (after a UTF-8 byte order mark) is `{`, JSON when it is `[`, CSV otherwise. For
   /// standard input and files without a known extension.
-  public init(sniffing bytes: [UInt8]) {
+  package init(sniffing bytes: [UInt8]) {
     let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
     let first = body.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     switch first {
@@ -33,7 +33,7 @@ public enum MissionFileFormat: String, Sendable, Hashable, CaseIterable {
 
   /// The format of the file `name` holding `bytes`, from its extension (a `.json` file
   /// holding an object is GeoJSON); nil for an unknown extension.
-  public init?(fileName name: String, bytes: [UInt8]) {
+  package init?(fileName name: String, bytes: [UInt8]) {
     guard let dot = name.lastIndex(of: "."),
       let known = MissionFileFormat(fileExtension: String(name[name.index(after: dot)...]))
     else { return nil }

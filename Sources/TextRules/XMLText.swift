@@ -1,5 +1,5 @@
 /// Escaping text for XML 1.0 character data and attribute values: the one escaper behind the
-/// GPX writer and the SVG report (in MissionTracking so that both can reach it). The GPX
+/// GPX writer and the SVG report (in TextRules so that both can reach it). The GPX
 /// reader's side, replacing references, is `XMLReferences` in TraceFormats.
 package enum XMLText {
   /// Appends `value` with `&`, `<`, `>`, `"`, `'` escaped. Characters XML 1.0 forbids (C0

@@ -1,9 +1,10 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// One validated record of a mission file: the mission, its unknown fields as a JSON object,
 /// and the line it came from.
-struct MissionRecord {
+package struct MissionRecord {
   /// A field value as the file gave it.
   enum Value {
     /// Text (every CSV cell, JSON strings).
@@ -39,9 +40,12 @@ struct MissionRecord {
     }
   }
 
-  let mission: Mission
-  let properties: String
-  let line: Int
+  /// The validated mission (its id in NFC).
+  package let mission: Mission
+  /// The unknown fields as one JSON object, verbatim.
+  package let properties: String
+  /// The 1-based line where the record starts.
+  package let line: Int
 
   /// The known field names (DESIGN.md "Mission files").
   static let knownFields: Set<String> = [
@@ -57,10 +61,10 @@ struct MissionRecord {
   ///   - geometry: The GeoJSON point, which replaces `lat`/`lon` (those stay as unknown
   ///     fields if present).
   ///   - file: The file name for errors.
-  /// - Throws: `StoreError.invalidMissionFile` naming the line, field and value.
+  /// - Throws: `MissionFileError.invalidMissionFile` naming the line, field and value.
   static func validate(
     _ fields: [Field], line: Int, geometry: Coordinate?, file: String, fallbackID: Field? = nil
-  ) throws(StoreError) -> MissionRecord {
+  ) throws(MissionFileError) -> MissionRecord {
     var known = FieldTable()
     var extra: [Field] = []
     for field in fields {
@@ -76,7 +80,7 @@ struct MissionRecord {
     }
     if known["id"] == nil, let fallbackID { known["id"] = fallbackID }
 
-    func bad(_ field: Field, _ reason: String) -> StoreError {
+    func bad(_ field: Field, _ reason: String) -> MissionFileError {
       let shown: String? =
         switch field.value {
         case .text(let t): t
@@ -88,7 +92,7 @@ struct MissionRecord {
       return .invalidMissionFile(
         file: file, line: field.line, field: field.name, value: shown, reason: reason)
     }
-    func text(_ name: String) throws(StoreError) -> String? {
+    func text(_ name: String) throws(MissionFileError) -> String? {
       guard let field = known[name] else { return nil }
       switch field.value {
       case .text(let t): return t
@@ -96,7 +100,7 @@ struct MissionRecord {
       default: throw bad(field, "expected text")
       }
     }
-    func number(_ name: String) throws(StoreError) -> (Double, Field)? {
+    func number(_ name: String) throws(MissionFileError) -> (Double, Field)? {
       guard let field = known[name] else { return nil }
       let literal: String
       switch field.value {
@@ -153,7 +157,7 @@ struct MissionRecord {
     let reward = try text("reward")
     if let reward, let field = known["reward"] {
       let trimmed = reward.trimmingWhitespace
-      guard let value = Double(trimmed), value.isFinite, value >= 0,
+      guard let value = Double(decimalText: trimmed), value >= 0,
         trimmed.utf8.allSatisfy({ (48...57).contains($0) || $0 == UInt8(ascii: ".") })
       else { throw bad(field, "expected a decimal amount >= 0") }
     }

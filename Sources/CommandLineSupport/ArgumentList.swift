@@ -1,6 +1,5 @@
 import Foundation
-import MissionStore
-import MissionTracking
+import TextRules
 
 /// The command line after the command's name, consumed flag by flag.
 ///
@@ -9,13 +8,13 @@ import MissionTracking
 /// start with `-` (e.g. `--lon -73.9`); a lone `-` is a positional meaning standard input.
 /// A `--` ends the options: every word after it is positional, so a mission id may start
 /// with `-` (`missiontrack missions show -- -17`).
-public struct ArgumentList: Sendable {
+package struct ArgumentList: Sendable {
   private var items: [String]
   /// The words after `--`: positional whatever they look like.
   private var trailing: [String]
 
   /// Wraps the arguments that follow the command name.
-  public init(_ arguments: [String]) {
+  package init(_ arguments: [String]) {
     if let end = arguments.firstIndex(of: "--") {
       items = Array(arguments[..<end])
       trailing = Array(arguments[(end + 1)...])
@@ -26,10 +25,10 @@ public struct ArgumentList: Sendable {
   }
 
   /// Whether `--help` or `-h` was given (and removes it).
-  public mutating func wantsHelp() -> Bool { flag("--help") || flag("-h") }
+  package mutating func wantsHelp() -> Bool { flag("--help") || flag("-h") }
 
   /// Removes `name` if present and tells whether it was.
-  public mutating func flag(_ name: String) -> Bool {
+  package mutating func flag(_ name: String) -> Bool {
     guard let index = items.firstIndex(of: name) else { return false }
     items.remove(at: index)
     return true
@@ -37,7 +36,7 @@ public struct ArgumentList: Sendable {
 
   /// Removes `name VALUE` (or `name=VALUE`) and returns the value, or nil when absent.
   /// - Throws: `CLIError.usage` when the flag is last with no value.
-  public mutating func option(_ name: String) throws(CLIError) -> String? {
+  package mutating func option(_ name: String) throws(CLIError) -> String? {
     // The first occurrence in either spelling, so that repeated options keep their order.
     guard let index = items.firstIndex(where: { $0 == name || $0.hasPrefix(name + "=") }) else {
       return nil
@@ -54,7 +53,7 @@ public struct ArgumentList: Sendable {
   }
 
   /// Every value of a repeatable option, in order.
-  public mutating func options(_ name: String) throws(CLIError) -> [String] {
+  package mutating func options(_ name: String) throws(CLIError) -> [String] {
     var values: [String] = []
     while let value = try option(name) { values.append(value) }
     return values
@@ -62,7 +61,7 @@ public struct ArgumentList: Sendable {
 
   /// A finite decimal number option (see `Double(decimalText:)`: no hex, `inf`, `nan` or
   /// overflow); `range` bounds it when given.
-  public mutating func double(
+  package mutating func double(
     _ name: String, in range: ClosedRange<Double>? = nil
   ) throws(CLIError) -> Double? {
     guard let text = try option(name) else { return nil }
@@ -77,7 +76,7 @@ public struct ArgumentList: Sendable {
   }
 
   /// An integer option; `range` bounds it when given.
-  public mutating func int(_ name: String, in range: ClosedRange<Int>? = nil) throws(CLIError)
+  package mutating func int(_ name: String, in range: ClosedRange<Int>? = nil) throws(CLIError)
     -> Int?
   {
     guard let text = try option(name) else { return nil }
@@ -93,7 +92,7 @@ public struct ArgumentList: Sendable {
 
   /// What is left after the options were taken: the positional arguments.
   /// - Throws: `CLIError.usage` naming the first unknown flag.
-  public mutating func positionals() throws(CLIError) -> [String] {
+  package mutating func positionals() throws(CLIError) -> [String] {
     if let unknown = items.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
       throw .usage("unknown option '\(unknown)'")
     }
@@ -104,19 +103,8 @@ public struct ArgumentList: Sendable {
     return items + trailing
   }
 
-  /// The one positional argument a command works on (a mission id), normalised with
-  /// `MissionID.normalized` so NFC and NFD spellings name the same mission.
-  /// - Throws: `CLIError.usage` when there is none or more than one.
-  public mutating func missionID() throws(CLIError) -> String {
-    let ids = try positionals()
-    guard ids.count == 1, let id = ids.first else {
-      throw .usage(ids.isEmpty ? "which mission ID?" : "one mission ID only")
-    }
-    return MissionID.normalized(id)
-  }
-
   /// Fails unless every argument was taken: for commands without positionals.
-  public mutating func finish() throws(CLIError) {
+  package mutating func finish() throws(CLIError) {
     let rest = try positionals()
     if let extra = rest.first { throw .usage("unexpected argument '\(extra)'") }
   }
@@ -125,7 +113,7 @@ public struct ArgumentList: Sendable {
 extension ArgumentList {
   /// Removes and returns up to `count` leading words that are not flags (a sub-command such
   /// as `import` in `missions import FILE`).
-  public mutating func positionalsPrefix(_ count: Int) throws(CLIError) -> [String] {
+  package mutating func positionalsPrefix(_ count: Int) throws(CLIError) -> [String] {
     var taken: [String] = []
     while taken.count < count, let first = items.first, !first.hasPrefix("-") {
       taken.append(first)
@@ -137,7 +125,7 @@ extension ArgumentList {
 
 extension ArgumentList {
   /// A `YYYY-MM-DD` option, as midnight UTC of that day.
-  public mutating func day(_ name: String) throws(CLIError) -> Date? {
+  package mutating func day(_ name: String) throws(CLIError) -> Date? {
     guard let text = try option(name) else { return nil }
     guard let parsed = UTCTime.parse(text + "T00:00:00Z") else {
       throw .usage("\(name) expects YYYY-MM-DD, got '\(text)'")

@@ -1,21 +1,64 @@
 import Foundation
 
-/// Decimal numbers as text, both ways, without `String` round trips: the hot path of the XML
-/// reader and the writers.
-enum DecimalText {
-  /// Exact powers of ten representable as `Double` (10^0 ... 10^22), for Clinger's fast path.
-  private static let powersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-  ]
+/// Decimal numbers as text, both ways, without `String` round trips: the one grammar every
+/// reader uses (GPX, NMEA, gpsd JSON, mission files, query strings, command-line options)
+/// and the hot path of the writers.
+///
+/// The grammar is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit in the
+/// mantissa (`.5` and `5.` are numbers); `nan`, `inf`, hexadecimal (`0x10`, which
+/// `Double(_:)` alone takes) and white space are not. `Double(decimalText:)` is its face for
+/// `String`s and also refuses values too large to be finite.
+package enum DecimalText {
+  /// 10^`exponent` for 0...22, all exactly representable, so one division rounds correctly.
+  /// A switch of literals: no global array access (and its retain) on the hot path.
+  @inline(__always)
+  package static func powerOfTen(_ exponent: Int) -> Double {
+    switch exponent {
+    case 0: 1
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    default: 1e22
+    }
+  }
 
-  /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` (at least one digit in the mantissa).
+  /// The number written in `bytes[range]` (see `parseDouble(_:)`), read in place: an NMEA
+  /// field or a gpsd JSON value.
+  @inline(__always)
+  package static func parseDouble(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>)
+    -> Double?
+  {
+    parseDouble(UnsafeBufferPointer(rebasing: bytes[range]))
+  }
+
+  /// Parses the grammar above: `[+-]digits[.digits][(e|E)[+-]digits]`.
   ///
   /// Correctly rounded: up to 15 significant digits with a small exponent take the exact fast
   /// path (W. D. Clinger, "How to Read Floating Point Numbers Accurately", PLDI 1990); longer
-  /// inputs go to the C library's `strtod`. `nan`, `inf` and hexadecimal are rejected.
+  /// inputs go to the C library's `strtod`. A value too large for a `Double` is ±infinity,
+  /// as `strtod` gives it (callers that need a finite value check; `Double(decimalText:)`
+  /// does).
+  /// - Returns: nil for text outside the grammar.
   /// - Complexity: O(n).
-  static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+  package static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
     if let value = parseShortDecimal(text) { return value }
     let n = text.count
     var i = 0
@@ -82,9 +125,9 @@ enum DecimalText {
     if exact, mantissa < (1 << 53), exponent >= -22, exponent <= 22 {
       var value = Double(mantissa)
       if exponent < 0 {
-        value /= powersOfTen[-exponent]
+        value /= powerOfTen(-exponent)
       } else {
-        value *= powersOfTen[exponent]
+        value *= powerOfTen(exponent)
       }
       return negative ? -value : value
     }
@@ -121,24 +164,25 @@ enum DecimalText {
     if mantissa == 0 { return negative ? -0.0 : 0.0 }
     let fraction = point < 0 ? 0 : digits - point
     guard mantissa < (1 << 53), fraction <= 22 else { return nil }
-    let value = fraction == 0 ? Double(mantissa) : Double(mantissa) / powersOfTen[fraction]
+    let value = fraction == 0 ? Double(mantissa) : Double(mantissa) / powerOfTen(fraction)
     return negative ? -value : value
   }
 
   /// `strtod` on a NUL-terminated copy; the syntax was already checked by the caller.
   private static func slowParse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { buffer in
+      guard let start = buffer.baseAddress else { return nil }
       for (k, byte) in text.enumerated() { buffer[k] = CChar(bitPattern: byte) }
       buffer[text.count] = 0
       var end: UnsafeMutablePointer<CChar>?
-      let value = strtod(buffer.baseAddress!, &end)
-      guard let end, end - buffer.baseAddress! == text.count else { return nil }
+      let value = strtod(start, &end)
+      guard let end, end - start == text.count else { return nil }
       return value
     }
   }
 
-  /// Parses a non-negative decimal integer of at most 9 digits.
-  static func parseCount(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+  /// Parses a non-negative decimal integer of at most 9 digits (a count, a date field).
+  package static func parseCount(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
     guard !text.isEmpty, text.count <= 9 else { return nil }
     var value = 0
     for byte in text {
@@ -152,7 +196,7 @@ enum DecimalText {
   /// readable JSON want), rounded to `fractionDigits` places with trailing zeros removed.
   ///
   /// Values whose magnitude is 1e15 or more fall back to Swift's shortest representation.
-  static func append(_ value: Double, fractionDigits: Int, to out: inout String) {
+  package static func append(_ value: Double, fractionDigits: Int, to out: inout String) {
     guard value.isFinite else {
       out += "0"
       return

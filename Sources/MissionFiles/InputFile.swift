@@ -6,8 +6,8 @@ import Foundation
 package enum InputFile {
   /// The bytes of the file at `path`: a regular file, or a named pipe or other stream read
   /// to its end. A directory or a device (such as `/dev/null`) is refused.
-  /// - Throws: `StoreError.unreadableFile` with a reason for people.
-  package static func bytes(atPath path: String) throws(StoreError) -> [UInt8] {
+  /// - Throws: `MissionFileError.unreadableFile` with a reason for people.
+  package static func bytes(atPath path: String) throws(MissionFileError) -> [UInt8] {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw .unreadableFile(path: path, reason: reason(errno))
@@ -29,8 +29,8 @@ package enum InputFile {
   }
 
   /// Everything readable from `descriptor` until end of file (standard input is 0).
-  /// - Throws: `StoreError.unreadableFile` naming `name`.
-  package static func bytes(descriptor: Int32, name: String) throws(StoreError) -> [UInt8] {
+  /// - Throws: `MissionFileError.unreadableFile` naming `name`.
+  package static func bytes(descriptor: Int32, name: String) throws(MissionFileError) -> [UInt8] {
     var result: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {

@@ -3,26 +3,34 @@
 /// It walks the top-level members of an object and hands each key with its value to a
 /// closure: strings as the byte range of their contents (escapes left as written), numbers as
 /// `Double`, and nested arrays and objects skipped (validated only for balance and strings).
-struct JSONLineScanner {
+package struct JSONLineScanner {
   /// A top-level member's value.
-  enum Value {
+  package enum Value {
+    /// A string: the byte range of its contents, escapes left as written.
     case string(Range<Int>)
+    /// A number (`DecimalText`'s grammar, which holds JSON's).
     case number(Double)
+    /// `true`, `false` or `null`.
     case literal
+    /// An array or object, skipped.
     case nested
   }
 
-  let bytes: UnsafeBufferPointer<UInt8>
+  /// The line being scanned.
+  package let bytes: UnsafeBufferPointer<UInt8>
   /// The current offset (the error column when a parse fails).
-  private(set) var position = 0
+  package private(set) var position = 0
   /// Nesting deeper than this is rejected (no unbounded work on hostile input).
-  static let maximumDepth = 64
+  package static let maximumDepth = 64
 
-  init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  /// A scanner at the start of `bytes`.
+  package init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-  var atEnd: Bool { position >= bytes.count }
+  /// Whether every byte was read.
+  package var atEnd: Bool { position >= bytes.count }
 
-  mutating func skipSpace() {
+  /// Skips blanks, tabs and carriage returns.
+  package mutating func skipSpace() {
     while position < bytes.count,
       bytes[position] == 0x20 || bytes[position] == 0x09 || bytes[position] == 0x0D
     {
@@ -32,7 +40,7 @@ struct JSONLineScanner {
 
   /// Parses `{ "key": value, … }` followed only by white space.
   /// - Returns: false when the text is not one well-formed object.
-  mutating func object(_ member: (String, Value) -> Void) -> Bool {
+  package mutating func object(_ member: (String, Value) -> Void) -> Bool {
     skipSpace()
     guard take(UInt8(ascii: "{")) else { return false }
     skipSpace()
@@ -108,10 +116,7 @@ struct JSONLineScanner {
         position += 1
       }
       guard position > start else { return nil }
-      if let value = NMEAFields.decimal(bytes, start..<position) { return .number(value) }
-      let text = String(
-        decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-      return Double(text).map { .number($0) }
+      return DecimalText.parseDouble(bytes, start..<position).map { .number($0) }
     }
   }
 

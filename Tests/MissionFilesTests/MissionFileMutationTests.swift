@@ -1,8 +1,9 @@
 import Foundation
 import MissionTracking
 import Testing
+import TextRules
 
-@testable import MissionStore
+@testable import MissionFiles
 
 /// The mission-file fuzzer's checks (Tools/fuzz/FuzzMissions.swift) on seeded mutations of
 /// small valid files, so `swift test` catches what the fuzzer would: every accepted record
