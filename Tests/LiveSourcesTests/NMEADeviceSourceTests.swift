@@ -68,11 +68,22 @@ struct NMEADeviceSourceTests {
   /// (about 25–100 sentences a second) and, one time in ten, 300 ms — longer than the epoch
   /// timeout, so the quiet-line release happens mid-stream too.
   static func writePaced(_ bursts: [String], to handle: FileHandle, seed: UInt64) async throws {
-    var random = SplitMix64(seed: seed)
-    for burst in bursts {
-      try handle.write(contentsOf: Data(burst.utf8))
-      let pause = random.next() % 10 == 0 ? 300 : 20 + Int(random.next() % 61)
-      try await Task.sleep(for: .milliseconds(pause))
+    // On a thread of its own: while other suites' tests hold every thread of the test run's
+    // pool, a task's sleep can last longer than a silence timeout and fake a silence.
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+      Thread {
+        var random = SplitMix64(seed: seed)
+        do {
+          for burst in bursts {
+            try handle.write(contentsOf: Data(burst.utf8))
+            let pause = random.next() % 10 == 0 ? 300 : 20 + Int(random.next() % 61)
+            usleep(UInt32(pause * 1000))
+          }
+          done.resume()
+        } catch {
+          done.resume(throwing: error)
+        }
+      }.start()
     }
   }
 
