@@ -2,6 +2,7 @@ import Foundation
 import MissionProximity
 import MissionStore
 import MissionTracking
+import TextRules
 
 /// `missiontrack serve`: the engine of one database behind an HTTP API (DESIGN.md §5).
 ///
@@ -158,9 +159,9 @@ package final class MissionService: @unchecked Sendable {
     }
   }
 
-  /// `text` on one line, at most `limit` characters.
+  /// `text` on one line, at most `limit` characters: the shared rule (`TextRules.oneLine`)
+  /// with the service's default limit for what a client sent.
   static func oneLine(_ text: String, limit: Int = 500) -> String {
-    let flat = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }
-    return flat.count > limit ? String(flat.prefix(limit)) + "…" : String(flat)
+    TextRules.oneLine(text, limit: limit)
   }
 }
