@@ -13,7 +13,7 @@ enum MissionsActionCommand {
   static func summary(of action: MissionAction) -> String {
     switch action {
     case .accept: "open → accepted"
-    case .start: "accepted → active (record only; tracking is 'replay' or 'track')"
+    case .start: "accepted → active (tracked by a running 'serve', 'track' or 'replay')"
     case .arrive: "active → arrived (taken by tracking)"
     case .submit: "active or arrived → submitted"
     case .complete: "submitted → completed"
@@ -29,9 +29,10 @@ enum MissionsActionCommand {
       action == .start
       ? """
 
-        start only records the state: it does not read a GPS. Live tracking is
-        'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces);
-        both start an accepted mission themselves.
+        start records the state; it does not read a GPS itself. A 'missiontrack serve'
+        on the same database tracks the mission from its source at once. Without one,
+        'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces)
+        track it, and both start an accepted mission themselves.
 
       """ : ""
     return """

@@ -336,7 +336,11 @@ private final class ReplayState: @unchecked Sendable {
     for record in records {
       var fix: Fix?
       switch record {
-      case .fix(let timed), .nonTrackFix(let timed, _): fix = timed
+      case .fix(let timed): fix = timed
+      case .nonTrackFix(let timed, let kind):
+        // A waypoint is a place, not a point of the walk, with a time or without.
+        if kind == .waypoint && !timing.includesWaypoints { continue }
+        fix = timed
       case .untimed(let point):
         if point.kind == .waypoint && !timing.includesWaypoints { continue }
         let time =

@@ -195,6 +195,6 @@ import Testing
       #expect(page.out.contains("EXAMPLES"))
     }
     let start = await box.run(["missions", "start", "--help"])
-    #expect(start.out.contains("only records the state"))
+    #expect(start.out.contains("tracks the mission from its source at once"))
   }
 }

@@ -65,12 +65,13 @@ import TextRules
 
   /// A planned route (`<rte>`, no times) from 500 m south of sig-101 to it, a point every
   /// 10 m, and a waypoint far away.
-  static func route(in box: CLISandbox) throws -> String {
+  static func route(in box: CLISandbox, waypointTime: String? = nil) throws -> String {
     let shop = try Coordinate(latitude: 59.61708, longitude: 17.72185)
+    let time = waypointTime.map { "<time>\($0)</time>" } ?? ""
     var text = """
       <?xml version="1.0" encoding="UTF-8"?>
       <gpx version="1.1" creator="tests" xmlns="http://www.topografix.com/GPX/1/1">
-      <wpt lat="59.70000" lon="17.90000"><name>far</name></wpt>
+      <wpt lat="59.70000" lon="17.90000">\(time)<name>far</name></wpt>
       <rte>
 
       """
@@ -127,6 +128,28 @@ import TextRules
     let detour = far.distance(to: routeStart) / 1.4
     #expect(abs(laterTime.timeIntervalSince(expected) - detour) <= 1)
     #expect(await box.run(["replay", route, "--waypoints"]).status == 64)
+  }
+
+  @Test func aTimedWaypointIsNotWalkedWithoutTheWaypointsFlag() async throws {
+    let box = try CLISandbox()
+    try await box.acceptedDemo()
+    // The far waypoint has a time of its own: still a waypoint, not a point of the walk.
+    let route = try Self.route(in: box, waypointTime: "2026-05-04T09:00:00Z")
+    let walked = await box.run([
+      "replay", route, "--mission", "sig-101", "--speed-mps", "1.4", "--start-at",
+      "2026-05-04T10:00:00Z", "--expect-arrival",
+    ])
+    #expect(walked.status == 0, "\(walked.err)")
+    let fixes = CLISandbox.jsonLines(walked.out).filter { $0["type"] as? String == "fix" }
+    #expect(!fixes.contains { ($0["lat"] as? Double).map { $0 > 59.69 } ?? false })
+    let arrival = try #require(
+      CLISandbox.jsonLines(walked.out).first {
+        $0["type"] as? String == "state" && $0["to"] as? String == "arrived"
+      })
+    let time = try #require((arrival["time"] as? String).flatMap { UTCTime.parse($0)?.date })
+    // As for the route alone: 460 m along it at 1.4 m/s.
+    #expect(
+      abs(time.timeIntervalSince(Date(timeIntervalSince1970: 1_777_888_800 + 460 / 1.4))) <= 1)
   }
 
   @Test func durationsReadAsPeopleWriteThem() {
