@@ -362,13 +362,19 @@ extension ServeSuite {
       var slowest = 0.0
       var answered = 0
       var round = 0
+      // Issue 24 #2: nearby inside the imported area sees none of the import or all of it
+      // (100 of its missions), never a part.
+      var counts: Set<Int> = []
       while finished.value == nil {
         let connection = keptAlive[round % keptAlive.count]
         round += 1
         let asked = Date()
         connection.send(
-          "GET /v1/missions?lat=59.6&lon=17.7&k=1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        #expect(connection.readResponse(within: 60)?.status == 200)
+          "GET /v1/missions?lat=58.5&lon=16.2&k=100&radius_m=50000 HTTP/1.1\r\n"
+            + "Host: 127.0.0.1:\(port)\r\n\r\n")
+        let nearby = connection.readResponse(within: 60)
+        #expect(nearby?.status == 200)
+        if let nearby { counts.insert(ServiceCheck.ids(nearby).count) }
         // Reads asked once the body had surely arrived and the import was being stored.
         if asked.timeIntervalSince(started) > 0.5, finished.value == nil {
           slowest = max(slowest, Date().timeIntervalSince(asked))
@@ -378,6 +384,7 @@ extension ServeSuite {
       }
       let took = Date().timeIntervalSince(started)
       #expect(finished.value == 201)
+      #expect(counts.isSubset(of: [0, 100]), "nearby counts seen during the import: \(counts)")
       // A server thread held by the import would have left about half the reads waiting
       // for its end.
       if took > 2 {
