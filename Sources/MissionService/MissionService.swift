@@ -35,7 +35,7 @@ package final class MissionService: @unchecked Sendable {
     self.database = database
     self.engine = engine
     self.configuration = configuration
-    hub = EventHub(database: database)
+    hub = EventHub(database: database, keepaliveInterval: configuration.keepaliveSeconds)
     idlePoll = IdlePoll(window: configuration.limits.idlePoll)
   }
 

@@ -10,6 +10,8 @@ package struct ServiceConfiguration: Sendable {
   package var corsOrigin: String?
   /// Connection, body and header limits.
   var limits = HTTPServer.Limits()
+  /// An event stream idle this long gets a `: keepalive` comment, seconds (DESIGN §5: 15).
+  package var keepaliveSeconds: Double = 15
   /// While tracking, `/healthz` fails once the source has been down this long, seconds.
   package var sourceDownLimitSeconds: Double = 30
   /// What `/v1/status` calls the source (`gpsd`, `nmea`, `replay`) and its address.

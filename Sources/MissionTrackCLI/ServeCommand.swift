@@ -54,6 +54,8 @@ enum ServeCommand: Command {
                              in S seconds after it opened, or after the previous answer on
                              a kept-alive connection (then at least the idle timeout;
                              default 10).
+      --sse-keepalive S      Send an idle event stream a ': keepalive' comment every S
+                             seconds (default 15), so proxies keep it open.
       --connections-per-address N
                              Refuse connections from one client address beyond N at once
                              (default 64 on an address that is not loopback, none on
@@ -103,6 +105,9 @@ enum ServeCommand: Command {
     }
     if let headers = try arguments.int("--header-timeout", in: 1...86_400) {
       configuration.headerTimeoutSeconds = headers
+    }
+    if let keepalive = try arguments.double("--sse-keepalive", in: 0.1...3600) {
+      configuration.keepaliveSeconds = keepalive
     }
     let perAddress = try arguments.int("--connections-per-address", in: 1...100_000)
     configuration.sourceDownLimitSeconds =

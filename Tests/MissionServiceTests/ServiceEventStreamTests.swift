@@ -71,7 +71,8 @@ extension ServeSuite {
 
     @Test func aNewClientStartsAtTheNewestEventAndCanFilterByMission() async throws {
       let sandbox = try ServiceSandbox()
-      let server = try sandbox.serve()
+      // Keepalives every second rather than 15 (the default), so the test need not wait.
+      let server = try sandbox.serve(["--sse-keepalive", "1"])
       defer { server.stop() }
       _ = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-102/accept")
       let live = try SSEClient(port: server.port)
@@ -84,9 +85,10 @@ extension ServeSuite {
       // The accept of sig-102 happened before `live` connected, so it is not replayed.
       #expect(live.events.allSatisfy { $0.data.contains(#""mission_id":"sig-103""#) })
       #expect(filtered.events.map(\.data) == live.events.map(\.data))
-      // An idle stream gets a `: keepalive` comment every 15 s, so proxies keep it open.
+      // An idle stream gets a `: keepalive` comment (every 15 s by default), so proxies keep
+      // it open.
       let idle = try SSEClient(port: server.port, path: "/v1/events?mission_id=sig-104")
-      #expect(await idle.wait(timeout: 20) { _ in idle.commentCount >= 1 })
+      #expect(await idle.wait(timeout: 10) { _ in idle.commentCount >= 2 })
       #expect(idle.events.isEmpty && !idle.isEnded)
       let bad = try RawHTTP.request(port: server.port, "GET", "/v1/events?after=-1")
       #expect(bad.status == 400)

@@ -16,7 +16,7 @@ import Testing
 
   /// Below `MissionDirectory.rebuildMinimum` the import is applied under one write lock;
   /// above it the directory is laid out anew and swapped in.
-  @Test(arguments: [5_000, 50_000])
+  @Test(arguments: [5_000, 20_000])
   func aReaderOfTheDirectorySeesNoneOfAnImportOrAllOfIt(count: Int) async throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(in: directory)
