@@ -101,8 +101,10 @@ struct ServeDeviceGatingTests {
     let submitted = Date()
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/cancel").status == 200)
-    #expect(await poll(for: 1) { !holds(pid, pair.readerPath) })
-    #expect(Date().timeIntervalSince(submitted) < 1.5)
+    // At once, not at a poll of the database: well under a second on an idle machine; the
+    // bound leaves room for a test run that loads both cores.
+    #expect(await poll(for: 2) { !holds(pid, pair.readerPath) })
+    #expect(Date().timeIntervalSince(submitted) < 3)
     #expect(server.stop().status == 0)
   }
 }
