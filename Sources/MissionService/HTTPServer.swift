@@ -69,6 +69,9 @@ final class HTTPServer: @unchecked Sendable {
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
   /// Writes running on their own threads, their connections suspended.
   private var offloaded = 0
+  /// Set once a stop has begun: a write is then answered 503 where it stands, never
+  /// offloaded, so that no connection is suspended when libmicrohttpd is stopped.
+  private var refusingWrites = false
   /// Body bytes reserved by the requests in progress (at most `Limits.bodyBudgetBytes`).
   private var bodyBytesReserved = 0
   /// The connections whose request headers are still to come: their socket and deadline,
@@ -165,6 +168,8 @@ final class HTTPServer: @unchecked Sendable {
   /// it has answered (at most 60 s in all): an import of 16 MiB takes seconds, and a stop
   /// must keep within 2 s. Callable from any thread, also while `stop()` runs.
   func endWrites(grace: Duration = .milliseconds(250), interrupt: () -> Void) {
+    // From now on no write is offloaded, so once `offloaded` is 0 it stays 0.
+    lock.withLock { refusingWrites = true }
     let started = ContinuousClock.now
     while lock.withLock({ offloaded > 0 }) && ContinuousClock.now - started < .seconds(60) {
       // Again and again: an interrupt only stops a statement running at that moment.
@@ -344,8 +349,18 @@ final class HTTPServer: @unchecked Sendable {
     // A write may take seconds (an import of 16 MiB, a wait for the engine): it runs on a
     // thread of its own while the connection is suspended, so that the other connections
     // this server thread serves are answered meanwhile.
+    let offloading = lock.withLock { () -> Bool in
+      guard !refusingWrites else { return false }
+      offloaded += 1
+      return true
+    }
+    guard offloading else {
+      answered(503)
+      return queue(
+        ServiceError.unavailable("the service is shutting down").response, on: connection,
+        exchange: exchange)
+    }
     MHD_suspend_connection(connection)
-    lock.withLock { offloaded += 1 }
     let suspended = SuspendedConnection(connection: connection)
     // A thread, not a Dispatch queue: a write may block on the engine's actor, and blocked
     // Dispatch workers (as many as cores) starve the tasks they wait for.

@@ -56,7 +56,10 @@ extension MissionService {
   func respond(to request: HTTPRequest) -> HTTPResponse {
     let response: HTTPResponse
     do {
-      if !request.admitted, let answer = try applyPolicy(request) {
+      // An admitted request passed the policy from its headers; a stop may have begun
+      // while its body came.
+      let policy = request.admitted ? try refuseWhileStopping() : try applyPolicy(request)
+      if let answer = policy {
         response = answer
       } else {
         response = try route(request)
