@@ -129,18 +129,13 @@ extension MissionService {
       let stored = try database.mission(id: normalized)
       var added = JSONObjectWriter()
       if body.object["id"] == nil { added.add("id", normalized) }
-      if let stored {
-        if body.object["state"] == nil {
-          // A replacement keeps the mission's state: a PUT that only edits a title must not
-          // reopen a completed mission.
-          added.add("state", stored.state.rawValue)
-        } else {
-          try Self.refuseStateChange(of: stored, to: body)
-        }
-      }
+      // A replacement keeps the mission's state: a PUT that only edits a title must not
+      // reopen a completed mission.
+      if let stored, body.object["state"] == nil { added.add("state", stored.state.rawValue) }
+      let document = body.importDocument(adding: added)
+      if let stored { try Self.refuseStateChange(of: stored, to: document) }
       try database.importMissions(
-        body.importDocument(adding: added), format: .json, fileName: "body",
-        replacingExisting: true)
+        document, format: .json, fileName: "body", replacingExisting: true)
       try syncEngine()
       return stored != nil
     }
@@ -150,15 +145,14 @@ extension MissionService {
 
   /// Refuses (409) a replacement whose `state` differs from the stored mission's: the
   /// lifecycle (`POST /v1/missions/{id}/ACTION`) is the only way to move a mission, with its
-  /// transition recorded. A state the import would read as open (null, empty) counts as open;
-  /// a value that is no state is left to the import to refuse (422).
-  private static func refuseStateChange(of stored: Mission, to body: MissionPutBody) throws {
-    let given: String
-    switch body.object["state"]?.value {
-    case .null, .string(""): given = MissionState.open.rawValue
-    default: given = (body.text("state") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    guard let state = MissionState(rawValue: given), state != stored.state else { return }
+  /// transition recorded. The state is the import's reading of `document` (its own reader,
+  /// so null or empty is open); a document the import refuses is left to it (422).
+  private static func refuseStateChange(of stored: Mission, to document: [UInt8]) throws {
+    guard
+      let state = try? MissionFileReader.records(document, format: .json, file: "body").first?
+        .mission.state,
+      state != stored.state
+    else { return }
     throw ServiceError.conflict(
       "mission \(oneLine(stored.id, limit: 100)) is \(stored.state.rawValue): a PUT does not "
         + "change its state to \(state.rawValue); use POST /v1/missions/{id}/ACTION")

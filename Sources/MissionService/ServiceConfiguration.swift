@@ -44,6 +44,7 @@ package struct ServiceConfiguration: Sendable {
 
   /// Whether `host` is a loopback address (127.0.0.0/8 or ::1).
   package var listensOnLoopback: Bool {
-    host.hasPrefix("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"
+    // The one loopback rule (`HostHeader`): the address as a Host header would name it.
+    HostHeader(host.contains(":") ? "[\(host)]" : host)?.isLoopback == true
   }
 }

@@ -30,4 +30,14 @@ struct HostHeaderTests {
       #expect(host?.port == port, "\(value)")
     }
   }
+
+  @Test func aListenAddressIsLoopbackByTheSameRule() {
+    let loopback = ["127.0.0.1", "127.8.9.10", "::1", "0:0:0:0:0:0:0:1", "0::1"]
+    let other = ["0.0.0.0", "::", "10.1.2.3", "::ffff:127.0.0.1", "127.0.0.1.5", "::2"]
+    for host in loopback + other {
+      var configuration = ServiceConfiguration()
+      configuration.host = host
+      #expect(configuration.listensOnLoopback == loopback.contains(host), "\(host)")
+    }
+  }
 }
