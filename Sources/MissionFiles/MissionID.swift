@@ -1,6 +1,8 @@
 import Foundation
+import TextRules
 
-/// The one rule for comparing mission ids: Unicode NFC (canonical composition).
+/// The one rule for comparing mission ids: Unicode NFC (canonical composition), the rule of
+/// `Identifier`, which worker ids share.
 ///
 /// An id typed on one machine and imported from a file written on another may spell "café"
 /// with a precomposed `é` (NFC) or as `e` plus a combining accent (NFD, as macOS file names
@@ -10,9 +12,5 @@ import Foundation
 package enum MissionID {
   /// `id` in Unicode Normalization Form C.
   /// - Complexity: O(n) in the id's length; ids that are already NFC ASCII return at once.
-  package static func normalized(_ id: String) -> String {
-    // ASCII is always NFC; most ids are ASCII, so skip Foundation for them.
-    if id.utf8.allSatisfy({ $0 < 0x80 }) { return id }
-    return id.precomposedStringWithCanonicalMapping
-  }
+  package static func normalized(_ id: String) -> String { Identifier.normalized(id) }
 }

@@ -49,6 +49,7 @@ extension ReportRenderer {
     case .source(let status, let detail):
       "source \(status.rawValue)" + (detail.isEmpty ? "" : ": \(detail)")
     case .rejected(let reason, let count): "rejected \(count) \(reason)"
+    case .nearby(let watch, let distance): "near watch \(watch), \(distanceText(distance))"
     }
   }
 

@@ -136,9 +136,9 @@ package final class MissionService: @unchecked Sendable {
     case let error as TrackingError:
       switch error {
       case .unknownMission(let id): return .notFound("no mission with id '\(oneLine(id))'")
-      case .illegalTransition, .anotherMissionActive, .changedElsewhere:
+      case .illegalTransition, .workerBusy, .changedElsewhere:
         return .conflict(oneLine("\(error)"))
-      case .invalidConfiguration: return .invalid(oneLine("\(error)"))
+      case .invalidConfiguration, .unknownWorker: return .invalid(oneLine("\(error)"))
       }
     case let error as StoreError:
       switch error {

@@ -202,7 +202,7 @@ extension MissionDatabase {
         """)
       try add.bind(["mission": event.missionID, "reason": reason, "count": count])
       try add.run()
-    case .enter, .exit, .dwell, .crossed, .source, .state:
+    case .enter, .exit, .dwell, .crossed, .source, .state, .nearby:
       break
     }
     try insertEventLocked(event, time: time, connection)
@@ -240,6 +240,7 @@ extension MissionDatabase {
     case .state(let old, let new): (from, to) = (old.rawValue, new.rawValue)
     case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
     case .rejected(let reason, let number): (status, count) = (reason, number)
+    case .nearby(let watch, let meters): (fence, distance) = (watch, meters)
     }
     try insert.bind([
       "mission": event.missionID, "type": event.type, "time": time, "distance": distance,

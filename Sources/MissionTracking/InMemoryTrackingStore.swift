@@ -36,6 +36,7 @@ public actor InMemoryTrackingStore: TrackingStore {
   /// event.
   private var unsettled: [(missionID: String, events: [TrackingEvent])] = []
   private var unsettledCount = 0
+  private var storedWatches: [String: Watch] = [:]
   /// The last delivered fix of each mission (the end of its track).
   private var lastDelivered: [String: Fix] = [:]
   /// Whether `events` and `tracks` are kept (else only what a resume needs).
@@ -109,12 +110,16 @@ public actor InMemoryTrackingStore: TrackingStore {
     guard mission.state == transition.from else {
       throw TrackingError.changedElsewhere(missionID: mission.id, state: mission.state)
     }
+    let worker = transition.workerID ?? mission.workerID ?? Worker.localID
     if transition.to.isTracking && !transition.from.isTracking,
-      let active = missions.values.first(where: { $0.state.isTracking && $0.id != mission.id })
+      let active = missions.values.first(where: {
+        $0.state.isTracking && $0.id != mission.id && ($0.workerID ?? Worker.localID) == worker
+      })
     {
-      throw TrackingError.anotherMissionActive(active: active.id, requested: mission.id)
+      throw TrackingError.workerBusy(workerID: worker, tracked: active.id, requested: mission.id)
     }
     mission.state = transition.to
+    if let worker = transition.workerID { mission.workerID = worker }
     store(mission)
     transitions.append(transition)
     keep(missionID: mission.id, [transition.event])
@@ -141,6 +146,20 @@ public actor InMemoryTrackingStore: TrackingStore {
 
   /// Nothing to do: every call is complete when it returns.
   public func flush() {}
+
+  /// Records events of no tracking session (`mission_nearby`).
+  public func recordEvents(_ events: [TrackingEvent]) {
+    for event in events { keep(missionID: event.missionID, [event]) }
+  }
+
+  /// Every watch, by id.
+  public func watches() -> [Watch] { storedWatches.values.sorted { $0.id < $1.id } }
+
+  /// Adds or replaces a watch.
+  public func saveWatch(_ watch: Watch) { storedWatches[watch.id] = watch }
+
+  /// Removes a watch; false when there was none.
+  public func removeWatch(id: String) -> Bool { storedWatches.removeValue(forKey: id) != nil }
 
   private func keep(missionID: String, _ recorded: [TrackingEvent]) {
     guard keepsEvents, !recorded.isEmpty else { return }

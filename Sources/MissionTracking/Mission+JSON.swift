@@ -3,8 +3,8 @@ import TextRules
 extension Mission {
   /// The mission as one JSON object, for `missions list --json`, `missions show --json` and
   /// the HTTP service:
-  /// `{"id","lat","lon","state","title","reward","currency","address","radius_m","deadline"}`
-  /// (absent reward, currency, address and deadline are omitted).
+  /// `{"id","lat","lon","state","title","reward","currency","address","radius_m","deadline",
+  /// "worker_id"}` (absent reward, currency, address, deadline and worker are omitted).
   package var jsonObject: String { jsonWriter().result }
 
   /// `jsonObject` as a writer, for callers that add fields (`distance_m`).
@@ -29,5 +29,6 @@ extension Mission {
     json.addIfPresent("address", address)
     json.add("radius_m", geofenceRadiusMeters)
     json.addIfPresent("deadline", deadline.map { UTCTime.format($0) })
+    json.addIfPresent("worker_id", workerID)
   }
 }

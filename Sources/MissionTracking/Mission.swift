@@ -23,13 +23,16 @@ public struct Mission: Sendable, Hashable, Identifiable {
   public var deadline: Date?
   /// The lifecycle state.
   public var state: MissionState
+  /// The worker who accepted the mission (kept for its history); nil while nobody has.
+  /// A mission imported in a later state without one belongs to `Worker.localID`.
+  public var workerID: String?
 
   /// Creates a mission.
   public init(
     id: String, title: String = "", coordinate: Coordinate,
     geofenceRadiusMeters: Double = Mission.defaultGeofenceRadiusMeters,
     reward: String? = nil, currency: String? = nil, address: String? = nil,
-    deadline: Date? = nil, state: MissionState = .open
+    deadline: Date? = nil, state: MissionState = .open, workerID: String? = nil
   ) {
     self.id = id
     self.title = title
@@ -40,5 +43,6 @@ public struct Mission: Sendable, Hashable, Identifiable {
     self.address = address
     self.deadline = deadline
     self.state = state
+    self.workerID = workerID
   }
 }

@@ -206,26 +206,27 @@ public actor MissionEngine {
   /// only once the source's iteration has ended.
   /// - Returns: The mission's state afterwards.
   /// - Throws: `TrackingError.unknownMission`, `.illegalTransition`,
-  ///   `.anotherMissionActive`, `.changedElsewhere`, or the store's error (the transition is
+  ///   `.workerBusy`, `.changedElsewhere`, or the store's error (the transition is
   ///   then not applied).
   @discardableResult
-  public func perform(_ action: MissionAction, on id: String, at time: Date? = nil)
-    async throws -> MissionState
-  {
-    _ = try await apply(action, on: id, at: time)
+  public func perform(
+    _ action: MissionAction, on id: String, worker: String? = nil, at time: Date? = nil
+  ) async throws -> MissionState {
+    _ = try await apply(action, on: id, worker: worker, at: time)
     return lifecycles[id]?.state ?? .open
   }
 
   /// `perform(_:on:at:)`, returning the transition taken (nil when the action changed
   /// nothing), for front ends that answer with its `state` event.
-  package func apply(_ action: MissionAction, on id: String, at time: Date? = nil)
-    async throws -> MissionTransition?
-  {
+  package func apply(
+    _ action: MissionAction, on id: String, worker: String? = nil, at time: Date? = nil
+  ) async throws -> MissionTransition? {
     await acquire()
     var taken: MissionTransition?
     var stopped: Task<Void, Never>?
     do {
-      (taken, stopped) = try await transition(action, on: id, at: time ?? clock.now())
+      (taken, stopped) = try await transition(
+        action, on: id, worker: worker, at: time ?? clock.now())
     } catch {
       release()
       throw error
@@ -292,17 +293,18 @@ public actor MissionEngine {
 
   // MARK: - Transitions
 
-  private func transition(_ action: MissionAction, on id: String, at time: Date) async throws
-    -> (transition: MissionTransition?, stopped: Task<Void, Never>?)
-  {
+  private func transition(
+    _ action: MissionAction, on id: String, worker: String? = nil, at time: Date
+  ) async throws -> (transition: MissionTransition?, stopped: Task<Void, Never>?) {
     guard let lifecycle = lifecycles[id] else { throw TrackingError.unknownMission(id) }
-    guard var transition = try lifecycle.transition(for: action, at: time) else {
+    guard var transition = try lifecycle.transition(for: action, at: time, worker: worker) else {
       return (nil, nil)
     }
     if transition.to.isTracking && !transition.from.isTracking,
       let active = trackingIDs.first(where: { $0 != id })
     {
-      throw TrackingError.anotherMissionActive(active: active, requested: id)
+      throw TrackingError.workerBusy(
+        workerID: lifecycle.mission.workerID ?? Worker.localID, tracked: active, requested: id)
     }
     if transition.from.isTracking && !transition.to.isTracking, session?.missionID == id {
       // The held-back epoch and the rejection summary belong to the session: publish them

@@ -26,16 +26,20 @@ package struct MissionLifecycle: Sendable, Hashable {
 
   /// The transition `action` would take at `time`, without taking it: nil when idempotent.
   ///
+  /// - Parameter worker: The accepting worker for `accept` (default `Worker.localID`);
+  ///   ignored for every other action, which keeps the mission's worker.
   /// - Throws: `TrackingError.illegalTransition` naming mission, state and action.
-  package func transition(for action: MissionAction, at time: Date) throws(TrackingError)
-    -> MissionTransition?
+  package func transition(for action: MissionAction, at time: Date, worker: String? = nil)
+    throws(TrackingError) -> MissionTransition?
   {
     guard let target = action.target(from: mission.state) else {
       throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
     }
     if target == mission.state { return nil }
+    let workerID = action == .accept ? (worker ?? Worker.localID) : mission.workerID
     return MissionTransition(
-      missionID: mission.id, action: action, from: mission.state, to: target, time: time)
+      missionID: mission.id, action: action, from: mission.state, to: target, time: time,
+      workerID: workerID)
   }
 
   /// Applies `action` at `time` and returns the effects to perform.
@@ -59,6 +63,7 @@ package struct MissionLifecycle: Sendable, Hashable {
   package mutating func commit(_ transition: MissionTransition) -> [LifecycleEffect] {
     guard transition.from == mission.state, transition.missionID == mission.id else { return [] }
     mission.state = transition.to
+    if let worker = transition.workerID { mission.workerID = worker }
     transitions.append(transition)
     let event = LifecycleEffect.emit(transition.event)
     if !transition.from.isTracking && transition.to.isTracking { return [event, .startTracking] }

@@ -2,6 +2,8 @@
 public struct TrackingBatch: Sendable, Hashable {
   /// The active mission.
   public var missionID: String
+  /// The worker tracked for it.
+  public var workerID: String
   /// Events in order (fix time, then the documented order within one fix).
   public var events: [TrackingEvent]
   /// The state of every fence that had an event in this batch, by fence id: store it so that
@@ -12,10 +14,11 @@ public struct TrackingBatch: Sendable, Hashable {
 
   /// Creates a batch.
   public init(
-    missionID: String, events: [TrackingEvent], fenceStates: [String: FenceState],
-    travelledMeters: Double
+    missionID: String, workerID: String = Worker.localID, events: [TrackingEvent],
+    fenceStates: [String: FenceState], travelledMeters: Double
   ) {
     self.missionID = missionID
+    self.workerID = workerID
     self.events = events
     self.fenceStates = fenceStates
     self.travelledMeters = travelledMeters

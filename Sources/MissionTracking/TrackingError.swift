@@ -2,8 +2,11 @@
 public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
   /// `action` is not allowed for mission `missionID` in `state`; nothing was changed.
   case illegalTransition(missionID: String, state: MissionState, action: MissionAction)
-  /// Another mission is already active on this tracker.
-  case anotherMissionActive(active: String, requested: String)
+  /// Worker `workerID` already tracks mission `tracked`, so mission `requested` cannot start
+  /// (one tracked mission per worker).
+  case workerBusy(workerID: String, tracked: String, requested: String)
+  /// No worker has this id.
+  case unknownWorker(String)
   /// A configuration value out of range, e.g. a negative distance filter.
   case invalidConfiguration(String)
   /// The tracker holds no mission with this id.
@@ -17,8 +20,9 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .illegalTransition(let id, let state, let action):
       "cannot \(action.rawValue) mission \(id): it is \(state.rawValue)"
-    case .anotherMissionActive(let active, let requested):
-      "cannot start mission \(requested): mission \(active) is already active"
+    case .workerBusy(let worker, let tracked, let requested):
+      "cannot start mission \(requested): worker \(worker) already tracks mission \(tracked)"
+    case .unknownWorker(let id): "unknown worker \(id)"
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .unknownMission(let id): "unknown mission \(id)"
     case .changedElsewhere(let id, let state):

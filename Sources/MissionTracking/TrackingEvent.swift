@@ -24,30 +24,37 @@ public struct TrackingEvent: Sendable, Hashable {
     case source(SourceStatus.Kind, detail: String)
     /// A summary of reports dropped by cleaning, by reason.
     case rejected(reason: String, count: Int)
+    /// The mission entered the result set of watch `watchID` (imported, moved into it,
+    /// reopened), `distanceMeters` from the watch's centre (DESIGN §7).
+    case nearby(watchID: String, distanceMeters: Double)
   }
 
   /// Fix time (or, for lifecycle and source events, the wall-clock time), UTC.
   public var time: Date
   /// The mission the event belongs to.
   public var missionID: String
+  /// The worker the event is about: the tracked worker for fix, fence and source events,
+  /// the mission's worker for `state` events, the watch's worker (if any) for `nearby`.
+  public var workerID: String?
   /// What happened.
   public var kind: Kind
 
   /// Creates an event.
-  public init(time: Date, missionID: String, kind: Kind) {
+  public init(time: Date, missionID: String, workerID: String? = nil, kind: Kind) {
     self.time = time
     self.missionID = missionID
+    self.workerID = workerID
     self.kind = kind
   }
 
   /// Every `type` an event can have, in the order of `Kind`: the one list that `/metrics`
   /// counts by and the live map page listens for.
   package static let types = [
-    "fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected",
+    "fix", "enter", "dwell", "exit", "crossed", "state", "source", "rejected", "mission_nearby",
   ]
 
   /// The `type` member of the JSON line: `fix`, `enter`, `dwell`, `exit`, `crossed`,
-  /// `state`, `source` or `rejected`.
+  /// `state`, `source`, `rejected` or `mission_nearby`.
   public var type: String {
     switch kind {
     case .fix: "fix"
@@ -58,16 +65,19 @@ public struct TrackingEvent: Sendable, Hashable {
     case .state: "state"
     case .source: "source"
     case .rejected: "rejected"
+    case .nearby: "mission_nearby"
     }
   }
 
   /// The event as one JSON object (no trailing newline): `type`, `time` (RFC 3339 UTC),
-  /// `mission_id`, then the members of its kind, keys in snake_case.
+  /// `mission_id`, `worker_id` (when known), then the members of its kind, keys in
+  /// snake_case.
   public var jsonLine: String {
     var json = JSONObjectWriter()
     json.add("type", type)
     json.add("time", UTCTime.format(time))
     json.add("mission_id", missionID)
+    json.addIfPresent("worker_id", workerID)
     switch kind {
     case .fix(let fix, let distance, let travelled):
       json.add("lat", fix.coordinate.latitude)
@@ -100,6 +110,9 @@ public struct TrackingEvent: Sendable, Hashable {
     case .rejected(let reason, let count):
       json.add("reason", reason)
       json.add("count", count)
+    case .nearby(let watch, let distance):
+      json.add("watch_id", watch)
+      json.add("distance_m", distance)
     }
     return json.result
   }

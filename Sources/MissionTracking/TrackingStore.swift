@@ -20,8 +20,10 @@ public protocol TrackingStore: Sendable {
   func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume?
   /// Records a transition the engine decided.
   /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
-  ///   `transition.from`; `TrackingError.anotherMissionActive` when the store already holds
-  ///   another mission in a tracking state; any other error (nothing is then applied).
+  ///   `transition.from`; `TrackingError.workerBusy` when the store already holds another
+  ///   mission of the transition's worker in a tracking state; `TrackingError.unknownWorker`
+  ///   when an `accept` names a worker the store does not hold; any other error (nothing
+  ///   is then applied).
   func commit(_ transition: MissionTransition) async throws
   /// Records the events of one report with the fence states and distance they leave.
   /// - Throws: `TrackingError.changedElsewhere` when the mission is no longer in a tracking
@@ -29,4 +31,12 @@ public protocol TrackingStore: Sendable {
   func record(_ batch: TrackingBatch) async throws
   /// Makes everything recorded so far durable.
   func flush() async throws
+  /// Records events that belong to no tracking session (`mission_nearby`), in order.
+  func recordEvents(_ events: [TrackingEvent]) async throws
+  /// Every standing watch, by id.
+  func watches() async throws -> [Watch]
+  /// Adds or replaces a watch.
+  func saveWatch(_ watch: Watch) async throws
+  /// Removes watch `id`; false when there was none.
+  func removeWatch(id: String) async throws -> Bool
 }

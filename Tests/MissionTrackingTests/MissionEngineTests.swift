@@ -121,7 +121,7 @@ func waitUntil(
     other.id = "m2"
     let engine = try await Self.engine([Self.target, other], source: source)
     try await engine.perform(.start, on: "m1", at: .t(0))
-    await #expect(throws: TrackingError.anotherMissionActive(active: "m1", requested: "m2")) {
+    await #expect(throws: TrackingError.workerBusy(workerID: "local", tracked: "m1", requested: "m2")) {
       try await engine.perform(.start, on: "m2", at: .t(1))
     }
     #expect(await engine.mission("m2")?.state == .accepted)
@@ -143,7 +143,7 @@ func waitUntil(
     #expect(await resumed.activeMissionID == "imported")
     #expect(source.history == ["start", "stop", "start", "stop", "start"])
     await #expect(
-      throws: TrackingError.anotherMissionActive(active: "imported", requested: "m1")
+      throws: TrackingError.workerBusy(workerID: "local", tracked: "imported", requested: "m1")
     ) { try await resumed.perform(.start, on: "m1", at: .t(4)) }
     try await resumed.perform(.cancel, on: "imported", at: .t(5))
     try await resumed.perform(.start, on: "m1", at: .t(6))

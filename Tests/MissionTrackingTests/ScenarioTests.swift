@@ -35,7 +35,7 @@ import TextRules
       case .crossed(let id, let closest):
         return Observed(type: "crossed", time: event.time, fenceID: id, number: closest)
       case .source(.gap, _): return Observed(type: "gap", time: event.time)
-      case .rejected, .state, .source: return nil
+      case .rejected, .state, .source, .nearby: return nil
       }
     }
   }

@@ -103,4 +103,15 @@ actor RecordingStore: TrackingStore {
   }
 
   func flush() async throws { log.append("flush") }
+
+  func recordEvents(_ events: [TrackingEvent]) async throws {
+    await inner.recordEvents(events)
+    log.append("events " + events.map(\.type).joined(separator: ","))
+  }
+
+  func watches() async throws -> [Watch] { await inner.watches() }
+
+  func saveWatch(_ watch: Watch) async throws { await inner.saveWatch(watch) }
+
+  func removeWatch(id: String) async throws -> Bool { await inner.removeWatch(id: id) }
 }
