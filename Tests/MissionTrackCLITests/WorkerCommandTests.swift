@@ -60,33 +60,28 @@ import Testing
     return box
   }
 
+  /// `replay` of worker `worker`'s walk into its mission, on database `db`, run in a
+  /// sandbox: the trace path is relative, so the lines of two sandboxes compare byte for
+  /// byte.
+  static func replay(_ worker: String, db: String, speed: String? = nil) -> [String] {
+    ["replay", "\(worker).gpx", "--worker", worker, "--mission", "m\(worker)", "--db", db]
+      + (speed.map { ["--speed", $0] } ?? [])
+  }
+
   /// Two `replay --worker` processes at once on one database, each walking into its own
   /// fence: two arrivals, each at its own fix time, each run printing only its worker's
-  /// events, byte for byte what the same walk prints replayed alone. Meanwhile a second
-  /// tracker of worker a is refused naming the holder.
+  /// events, byte for byte what the same walk prints replayed alone, and the store's log of
+  /// each worker is what its run printed.
   @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))
   func twoWorkersReplayedAtOnceArriveEachAtItsOwnFixTime() async throws {
     let box = try await Self.twoWorkers()
     let db = box.databasePath
-    // Relative trace paths (each process runs in its sandbox), so the lines of two
-    // sandboxes compare byte for byte; paced, so the two walks overlap.
-    func replay(_ worker: String, db: String, speed: [String] = ["--speed", "4"]) -> [String] {
-      [
-        "replay", "\(worker).gpx", "--worker", worker, "--mission", "m\(worker)", "--db",
-        db,
-      ]
-        + speed
-    }
-    let a = try BuiltTool.start(replay("a", db: db), in: box.directory, tag: "a")
-    let b = try BuiltTool.start(replay("b", db: db), in: box.directory, tag: "b")
+    // Paced (16 s and 14 s of walking), so the two runs overlap however loaded the machine.
+    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "2"), in: box.directory, tag: "a")
+    let b = try BuiltTool.start(Self.replay("b", db: db, speed: "2"), in: box.directory, tag: "b")
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "a.out", of: box)
-    let second = try await EngineProcessTests.run(
-      box, replay("a", db: db, speed: []), tag: "a-again")
-    #expect(second.status == 1)
-    #expect(second.err.contains("worker a on database"))
-    #expect(second.err.contains("pid \(a.processIdentifier) (missiontrack replay)"))
-    #expect(second.err.split(separator: "\n").count == 1)
-    #expect(a.isRunning && b.isRunning, "both walks overlap in time")
+    try await EngineProcessTests.waitFor(#""type":"fix""#, in: "b.out", of: box)
+    #expect(a.isRunning && b.isRunning, "both walks are under way at once")
     for process in [a, b] {
       while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
       #expect(process.terminationStatus == 0)
@@ -104,13 +99,37 @@ import Testing
       // The same walk alone, into a fresh database, prints the same bytes.
       let alone = try await Self.twoWorkers()
       let solo = try await EngineProcessTests.run(
-        alone, replay(worker, db: alone.databasePath, speed: []), tag: "solo")
+        alone, Self.replay(worker, db: alone.databasePath), tag: "solo")
       #expect(solo.status == 0, "\(solo.err)")
       #expect(solo.out == printed)
-      // The store's log of the worker is what was printed (after the accept and start).
+      // The store's log of the worker is what was printed.
       let logged = try stored.events(ofWorker: worker).map(\.jsonLine)
       #expect(logged == printed.split(separator: "\n").map(String.init))
     }
+  }
+
+  /// One tracker per worker: while worker a's replay runs, a second tracker of worker a is
+  /// refused naming the holder, and worker b's replay runs beside it to its arrival.
+  @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))
+  func aSecondTrackerOfTheSameWorkerIsRefusedAnotherWorkersRunsBesideIt() async throws {
+    let box = try await Self.twoWorkers()
+    let db = box.databasePath
+    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "1"), in: box.directory, tag: "a")
+    try await EngineProcessTests.waitFor(#""type":"fix""#, in: "a.out", of: box)
+    let second = try await EngineProcessTests.run(box, Self.replay("a", db: db), tag: "again")
+    #expect(second.status == 1)
+    #expect(second.err.contains("worker a on database"))
+    #expect(second.err.contains("pid \(a.processIdentifier) (missiontrack replay)"))
+    #expect(second.err.split(separator: "\n").count == 1)
+    #expect(second.out.isEmpty)
+    let other = try await EngineProcessTests.run(box, Self.replay("b", db: db), tag: "b")
+    #expect(other.status == 0, "\(other.err)")
+    #expect(
+      CLISandbox.jsonLines(other.out).first { $0["to"] as? String == "arrived" }?["time"]
+        as? String == Self.arrivals["b"])
+    #expect(a.isRunning, "worker a's run was under way all along")
+    try await EngineProcessTests.stop(a)
+    #expect(a.terminationReason == .exit && a.terminationStatus == 0)
   }
 
   /// A second start for a worker that tracks a mission is refused naming the worker and
