@@ -3,7 +3,9 @@ import Foundation
 import MissionProximity
 import MissionStore
 import MissionTracking
+import ServiceTestSupport
 import Testing
+import TextRules
 
 @testable import MissionTrackCLI
 
@@ -130,6 +132,38 @@ import Testing
     #expect(a.isRunning, "worker a's run was under way all along")
     try await EngineProcessTests.stop(a)
     #expect(a.terminationReason == .exit && a.terminationStatus == 0)
+  }
+
+  /// `serve --worker a` feeds worker a only: starting worker b's mission opens nothing (b
+  /// gets no fix), starting a's replays the trace into it to its arrival; the serve holds
+  /// a's tracking lease, so a `replay --worker a` is refused naming it.
+  @Test(.enabled(if: BuiltTool.isBuilt, "needs the built missiontrack (swift build)"))
+  func serveFeedsOnlyItsWorker() async throws {
+    let box = try await Self.twoWorkers()
+    let db = box.databasePath
+    for (mission, worker) in [("ma", "a"), ("mb", "b")] {
+      #expect(await box.run(["missions", "accept", mission, "--worker", worker]).status == 0)
+    }
+    let serve = try ServeProcess(
+      ["--worker", "a", "--replay", "a.gpx", "--db", db], in: box.directory)
+    #expect(await box.run(["missions", "start", "mb"]).status == 0)
+    let refused = try await EngineProcessTests.run(box, Self.replay("a", db: db), tag: "r")
+    #expect(refused.status == 1)
+    #expect(refused.err.contains("(missiontrack serve)"))
+    #expect(await box.run(["missions", "start", "ma"]).status == 0)
+    let stored = try MissionDatabase(path: db)
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, try stored.mission(id: "ma")?.state != .arrived {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(try stored.mission(id: "ma")?.state == .arrived)
+    let arrival = try stored.events(ofMission: "ma").first {
+      $0.event.kind == .state(from: .active, to: .arrived)
+    }
+    #expect(arrival.map { UTCTime.format($0.time) } == Self.arrivals["a"])
+    #expect(try stored.events(ofMission: "mb").allSatisfy { $0.type == "state" })
+    #expect(try stored.track(ofMission: "mb").isEmpty)
+    #expect(serve.stop().status == 0)
   }
 
   /// A second start for a worker that tracks a mission is refused naming the worker and
