@@ -15,7 +15,7 @@ package final class MissionService: @unchecked Sendable {
   let database: MissionDatabase
   let engine: MissionEngine
   let configuration: ServiceConfiguration
-  let monitor = ServiceMonitor()
+  let monitor: ServiceMonitor
   let hub: EventHub
   /// The server threads' polls between back-to-back requests (counted in `/metrics`).
   let idlePoll: IdlePoll
@@ -35,6 +35,7 @@ package final class MissionService: @unchecked Sendable {
     self.database = database
     self.engine = engine
     self.configuration = configuration
+    monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
     hub = EventHub(database: database, keepaliveInterval: configuration.keepaliveSeconds)
     idlePoll = IdlePoll(window: configuration.limits.idlePoll)
   }
