@@ -126,6 +126,10 @@ package struct MissionRecord {
     if id.utf8.contains(0), let field = known["id"] {
       throw bad(field, "the id must not contain NUL (U+0000)")
     }
+    // The rest of the one id rule that worker ids share (control characters, length).
+    if let problem = Identifier.problem(with: id), let field = known["id"] {
+      throw bad(field, "the id \(problem)")
+    }
     let coordinate: Coordinate
     if let geometry {
       coordinate = geometry

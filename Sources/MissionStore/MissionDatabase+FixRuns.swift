@@ -52,8 +52,8 @@ extension MissionDatabase {
   /// an empty `json` and its `distance_m`, `travelled_m` (schema version 2).
   struct FixEventRow {
     /// The parameter names of a row (and its literal type), in the order of the columns.
-    static let names = ["mission", "'fix'", "time", "json", "distance", "travelled"]
-    let mission, time, json, distance, travelled: SQLiteStatement.Parameter
+    static let names = ["mission", "'fix'", "time", "json", "distance", "travelled", "worker"]
+    let mission, time, json, distance, travelled, worker: SQLiteStatement.Parameter
 
     /// Row `row`'s parameters in `statement`.
     init(_ statement: SQLiteStatement, row: Int) throws {
@@ -64,11 +64,13 @@ extension MissionDatabase {
         try named("mission"), try named("time"), try named("json"), try named("distance"),
         try named("travelled")
       )
+      worker = try named("worker")
     }
 
     /// `INSERT INTO events … VALUES (…) × count`.
     static func sql(count: Int) -> String {
-      "INSERT INTO events (mission_id, type, time_us, json, distance_m, travelled_m) VALUES "
+      "INSERT INTO events (mission_id, type, time_us, json, distance_m, travelled_m, worker_id) "
+        + "VALUES "
         + MultiRowStatement<FixEventRow>.values(names, count: count)
     }
   }
@@ -181,6 +183,7 @@ extension MissionDatabase {
       try log.bind(exact ? "" : event.jsonLine, to: p.json)
       try log.bind(distance, to: p.distance)
       try log.bind(travelled, to: p.travelled)
+      try log.bind(event.workerID, to: p.worker)
       row += 1
     }
     try log.run()

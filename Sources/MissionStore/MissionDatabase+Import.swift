@@ -162,9 +162,10 @@ extension MissionDatabase {
         StoreError.invalidMissionFile(
           file: fileName, line: record.line, field: "id", value: id,
           reason: "a mission with this id is already stored")
-      case StoreError.secondTrackedMission(let holder, let requested, let state, _, _):
+      case StoreError.secondTrackedMission(let worker, let holder, let requested, let state, _, _):
         StoreError.secondTrackedMission(
-          holder: holder, requested: requested, state: state, file: fileName, line: record.line)
+          worker: worker, holder: holder, requested: requested, state: state, file: fileName,
+          line: record.line)
       case StoreError.constraint(_, let message, _):
         // A value the schema refuses, so the record is bad.
         StoreError.invalidMissionFile(

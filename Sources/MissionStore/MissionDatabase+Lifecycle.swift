@@ -1,6 +1,7 @@
 import Foundation
 import MissionFiles
 import MissionTracking
+import TextRules
 
 extension MissionDatabase {
   /// Applies a lifecycle action to a stored mission in one transaction and returns the
@@ -20,12 +21,13 @@ extension MissionDatabase {
   /// - Returns: The transition; `to` is the mission's new state.
   /// - Throws: `TrackingError.illegalTransition` (naming the mission, its state and the
   ///   action) when the action is not allowed in the stored state — nothing is changed;
-  ///   `StoreError.secondTrackedMission` when it would make a second mission active;
-  ///   `StoreError.missionNotFound`; another `StoreError`.
+  ///   `TrackingError.workerBusy` when it would make a second mission of the mission's
+  ///   worker tracked; `TrackingError.unknownWorker` when an `accept` names a worker the
+  ///   store does not hold; `StoreError.missionNotFound`; another `StoreError`.
   @discardableResult
-  package func apply(_ action: MissionAction, toMission id: String, at time: Date = Date())
-    throws -> MissionTransition
-  {
+  package func apply(
+    _ action: MissionAction, toMission id: String, worker: String? = nil, at time: Date = Date()
+  ) throws -> MissionTransition {
     let id = MissionID.normalized(id)
     return try withConnection { connection in
       try commitPendingLocked(connection)
@@ -34,10 +36,12 @@ extension MissionDatabase {
           throw StoreError.missionNotFound(id)
         }
         guard
-          let transition = try MissionLifecycle(mission: mission).transition(for: action, at: time)
+          let transition = try MissionLifecycle(mission: mission).transition(
+            for: action, at: time, worker: worker.map(Identifier.normalized))
         else {
           return MissionTransition(
-            missionID: id, action: action, from: mission.state, to: mission.state, time: time)
+            missionID: id, action: action, from: mission.state, to: mission.state, time: time,
+            workerID: mission.workerID)
         }
         try commitTransitionLocked(transition, connection)
         return transition
@@ -49,7 +53,9 @@ extension MissionDatabase {
   /// the pending events.
   /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
   ///   `transition.from` (another process changed the mission first);
-  ///   `StoreError.secondTrackedMission`; another `StoreError`.
+  ///   `TrackingError.workerBusy` when the mission's worker already tracks another mission;
+  ///   `TrackingError.unknownWorker` when an `accept` names a worker the store does not
+  ///   hold; another `StoreError`.
   package func commit(_ transition: MissionTransition) throws {
     try withConnection { connection in
       try commitPendingLocked(connection)
@@ -77,37 +83,74 @@ extension MissionDatabase {
     return state
   }
 
-  /// Refuses to make mission `id` tracked (`state` active or arrived) while another mission
-  /// is: the one place that decides "at most one tracked mission", for transitions, imports
-  /// and replacements alike, naming the mission that holds it. (The schema's unique index
-  /// `missions_one_tracked` stays as the backstop no write gets past.) A `state` that is not
-  /// tracked passes.
-  /// - Throws: `StoreError.secondTrackedMission` naming the holder.
+  /// The stored worker of mission `id` (nil while nobody accepted it).
+  func storedWorkerLocked(_ id: String, _ connection: SQLiteConnection) throws -> String? {
+    let select = try connection.cached("SELECT worker_id FROM missions WHERE id = :id")
+    defer { select.reset() }
+    try select.bind(["id": id])
+    guard try select.step() else { throw StoreError.missionNotFound(id) }
+    return try select.string("worker_id")
+  }
+
+  /// Refuses to make mission `id` tracked (`state` active or arrived) for `worker` while
+  /// another mission of that worker is: the one place that decides "at most one tracked
+  /// mission per worker", for transitions, imports and replacements alike, naming the
+  /// mission that holds it. (The schema's unique index `missions_one_tracked_per_worker`
+  /// stays as the backstop no write gets past.) A `state` that is not tracked passes.
+  /// - Throws: `StoreError.secondTrackedMission` naming the worker and the holder.
   static func refuseSecondTrackedLocked(
-    _ id: String, state: MissionState, _ connection: SQLiteConnection
+    _ id: String, state: MissionState, worker: String, _ connection: SQLiteConnection
   ) throws {
     guard state.isTracking else { return }
     let select = try connection.cached(
-      "SELECT id FROM missions WHERE state IN ('active', 'arrived') AND id != :id LIMIT 1")
+      """
+      SELECT id FROM missions
+      WHERE worker_id = :worker AND state IN ('active', 'arrived') AND id != :id LIMIT 1
+      """)
     defer { select.reset() }
-    try select.bind(["id": id])
+    try select.bind(["worker": worker, "id": id])
     guard try select.step() else { return }
     throw StoreError.secondTrackedMission(
-      holder: try select.string("id") ?? "", requested: id, state: state)
+      worker: worker, holder: try select.string("id") ?? "", requested: id, state: state)
   }
 
-  /// Updates the mission's state, appends the audit row and the `state` event (inside the
-  /// caller's transaction).
+  /// Updates the mission's state (and, for `accept`, its worker), appends the audit row and
+  /// the `state` event (inside the caller's transaction).
+  ///
+  /// The worker of every action but `accept` is the stored one: the transition's carries
+  /// what the engine knew, the file says who accepted.
   private func commitTransitionLocked(
     _ transition: MissionTransition, _ connection: SQLiteConnection
   ) throws {
+    let worker: String?
+    if transition.action == .accept {
+      let named = Identifier.normalized(transition.workerID ?? Worker.localID)
+      guard try workerExistsLocked(named, connection) else {
+        throw TrackingError.unknownWorker(named)
+      }
+      worker = named
+    } else {
+      worker = try storedWorkerLocked(transition.missionID, connection)
+    }
     if !transition.from.isTracking {
-      try Self.refuseSecondTrackedLocked(transition.missionID, state: transition.to, connection)
+      do {
+        try Self.refuseSecondTrackedLocked(
+          transition.missionID, state: transition.to, worker: worker ?? Worker.localID,
+          connection)
+      } catch StoreError.secondTrackedMission(let worker, let holder, let requested, _, _, _) {
+        throw TrackingError.workerBusy(workerID: worker, tracked: holder, requested: requested)
+      }
     }
     let time = microseconds(transition.time)
     let update = try connection.cached(
-      "UPDATE missions SET state = :state, updated_us = :updated WHERE id = :id")
-    try update.bind(["state": transition.to.rawValue, "updated": time, "id": transition.missionID])
+      """
+      UPDATE missions SET state = :state, updated_us = :updated, worker_id = :worker
+      WHERE id = :id
+      """)
+    try update.bind([
+      "state": transition.to.rawValue, "updated": time, "worker": worker,
+      "id": transition.missionID,
+    ])
     try update.run()
     let insert = try connection.cached(
       """

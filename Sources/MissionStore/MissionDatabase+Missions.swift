@@ -1,16 +1,17 @@
 import Foundation
 import MissionFiles
 import MissionTracking
+import TextRules
 
 extension MissionDatabase {
   static let missionColumns =
-    "id, title, lat, lon, radius_m, reward, currency, address, deadline_us, state"
+    "id, title, lat, lon, radius_m, reward, currency, address, deadline_us, state, worker_id"
 
   /// The columns of `missionColumns` in a statement that selects them, resolved once per
   /// query, so that reading a row looks no name up.
   struct MissionColumns {
-    let id, title, lat, lon, radius, reward, currency, address, deadline,
-      state: SQLiteStatement.Column
+    let id, title, lat, lon, radius, reward, currency, address, deadline, state,
+      worker: SQLiteStatement.Column
 
     /// The columns of `statement`.
     /// - Throws: `StoreError` when it lacks one.
@@ -25,6 +26,7 @@ extension MissionDatabase {
       address = try statement.column("address")
       deadline = try statement.column("deadline_us")
       state = try statement.column("state")
+      worker = try statement.column("worker_id")
     }
   }
 
@@ -37,7 +39,8 @@ extension MissionDatabase {
       geofenceRadiusMeters: row.double(columns.radius), reward: row.string(columns.reward),
       currency: row.string(columns.currency), address: row.string(columns.address),
       deadline: row.optionalInt64(columns.deadline).map { date(microseconds: $0) },
-      state: MissionState(rawValue: row.string(columns.state) ?? "") ?? .open)
+      state: MissionState(rawValue: row.string(columns.state) ?? "") ?? .open,
+      workerID: row.string(columns.worker))
   }
 
   /// Adds missions in one transaction: all or none.
@@ -62,10 +65,12 @@ extension MissionDatabase {
     }
   }
 
-  /// `mission` with its id in NFC (`MissionID`), as the store keeps it.
+  /// `mission` with its id and worker in NFC (`MissionID`, `Identifier`), as the store
+  /// keeps them.
   func normalized(_ mission: Mission) -> Mission {
     var normalized = mission
     normalized.id = MissionID.normalized(mission.id)
+    normalized.workerID = mission.workerID.map(Identifier.normalized)
     return normalized
   }
 

@@ -217,12 +217,13 @@ extension MissionDatabase {
     let insert = try connection.cached(
       """
       INSERT INTO events (mission_id, type, time_us, json, distance_m, fence_id, initial,
-        seconds, from_state, to_state, status, detail, count)
+        seconds, from_state, to_state, status, detail, count, worker_id, watch_id)
       VALUES (:mission, :type, :time, '', :distance, :fence, :initial, :seconds, :from, :to,
-        :status, :detail, :count)
+        :status, :detail, :count, :worker, :watch)
       """)
     var distance: Double?
     var fence: String?
+    var watch: String?
     var initial: Int?
     var seconds: Double?
     var from: String?
@@ -240,12 +241,13 @@ extension MissionDatabase {
     case .state(let old, let new): (from, to) = (old.rawValue, new.rawValue)
     case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
     case .rejected(let reason, let number): (status, count) = (reason, number)
-    case .nearby(let watch, let meters): (fence, distance) = (watch, meters)
+    case .nearby(let id, let meters): (watch, distance) = (id, meters)
     }
     try insert.bind([
       "mission": event.missionID, "type": event.type, "time": time, "distance": distance,
       "fence": fence, "initial": initial, "seconds": seconds, "from": from, "to": to,
-      "status": status, "detail": detail, "count": count,
+      "status": status, "detail": detail, "count": count, "worker": event.workerID,
+      "watch": watch,
     ])
     try insert.run()
   }

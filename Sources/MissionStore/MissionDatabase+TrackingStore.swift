@@ -78,22 +78,3 @@ extension MissionDatabase: TrackingStore {
     }
   }
 }
-
-// Contract of issue 25, to be built by the store's change (schema 7): until then these
-// refuse plainly.
-extension MissionDatabase {
-  /// Records events of no tracking session (`mission_nearby`). Not built yet: throws.
-  package func recordEvents(_ events: [TrackingEvent]) throws {
-    guard events.isEmpty else {
-      throw TrackingError.invalidConfiguration("watches are not stored by this version")
-    }
-  }
-  /// Every standing watch (none until schema 7).
-  package func watches() throws -> [Watch] { [] }
-  /// Adds a watch. Not built yet: throws.
-  package func saveWatch(_ watch: Watch) throws {
-    throw TrackingError.invalidConfiguration("watches are not stored by this version")
-  }
-  /// Removes a watch (none exist until schema 7).
-  package func removeWatch(id: String) throws -> Bool { false }
-}

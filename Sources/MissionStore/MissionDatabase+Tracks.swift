@@ -1,6 +1,7 @@
 import Foundation
 import MissionFiles
 import MissionTracking
+import TextRules
 
 extension MissionDatabase {
   /// The delivered fixes of mission `id`, ordered by time (pending events commit first).
@@ -63,38 +64,41 @@ extension MissionDatabase {
       satellitesUsed: row.optionalInt64(columns.satellites).map { Int($0) })
   }
 
-  /// The stored events of mission `id` (or of every mission when nil) with a sequence number
-  /// above `afterSequence`, oldest first, at most `limit` (pending events commit first).
+  /// The stored events of mission `id` and of worker `worker` (of every mission, every
+  /// worker when nil) with a sequence number above `afterSequence`, oldest first, at most
+  /// `limit` (pending events commit first).
   ///
-  /// Pass the last sequence seen to tail the log.
-  /// - Complexity: O(n) in the events returned (index range scan).
-  package func events(ofMission id: String? = nil, afterSequence: Int64 = 0, limit: Int? = nil)
-    throws -> [StoredEvent]
-  {
+  /// Pass the last sequence seen to tail the log. An unknown worker has no events (it may
+  /// have been removed: its events stay).
+  /// - Throws: `StoreError.missionNotFound` for an unknown mission, `StoreError.sqlite`.
+  /// - Complexity: O(n) in the events returned (index range scan of `events_by_mission` or
+  ///   `events_by_worker`).
+  package func events(
+    ofMission id: String? = nil, ofWorker worker: String? = nil, afterSequence: Int64 = 0,
+    limit: Int? = nil
+  ) throws -> [StoredEvent] {
     let id = id.map(MissionID.normalized)
+    let worker = worker.map(Identifier.normalized)
     return try withConnection { connection in
       if let id { try ensureKnownLocked(id, connection) }
       try commitPendingLocked(connection)
-      let select =
-        if let id {
-          try {
-            let s = try connection.cached(
-              """
-              SELECT \(Self.eventColumns) WHERE e.mission_id = :id AND e.seq > :after
-              ORDER BY e.seq LIMIT :limit
-              """)
-            try s.bind(["id": id, "after": afterSequence, "limit": Int64(limit ?? -1)])
-            return s
-          }()
-        } else {
-          try {
-            let s = try connection.cached(
-              "SELECT \(Self.eventColumns) WHERE e.seq > :after ORDER BY e.seq LIMIT :limit")
-            try s.bind(["after": afterSequence, "limit": Int64(limit ?? -1)])
-            return s
-          }()
-        }
+      var conditions = ["e.seq > :after"]
+      var arguments: StatementArguments = ["after": afterSequence, "limit": Int64(limit ?? -1)]
+      if let id {
+        conditions.append("e.mission_id = :id")
+        arguments.append("id", id)
+      }
+      if let worker {
+        conditions.append("e.worker_id = :worker")
+        arguments.append("worker", worker)
+      }
+      let select = try connection.cached(
+        """
+        SELECT \(Self.eventColumns) WHERE \(conditions.joined(separator: " AND "))
+        ORDER BY e.seq LIMIT :limit
+        """)
       defer { select.reset() }
+      try select.bind(arguments)
       let columns = try EventColumns(select)
       var events: [StoredEvent] = []
       while try select.step() { events.append(storedEvent(from: select, columns)) }
@@ -111,7 +115,8 @@ extension MissionDatabase {
       t.speed_mps AS speed_mps, t.course_deg AS course_deg, e.fence_id AS fence_id,
       e.initial AS initial, e.seconds AS seconds, e.from_state AS from_state,
       e.to_state AS to_state, e.status AS status, e.detail AS detail, e.count AS count,
-      t.mode AS mode, t.satellites AS satellites, t.source AS source
+      t.mode AS mode, t.satellites AS satellites, t.source AS source,
+      e.worker_id AS worker_id, e.watch_id AS watch_id
     FROM events AS e LEFT JOIN track AS t
       ON e.type = 'fix' AND t.mission_id = e.mission_id AND t.time_us = e.time_us
     """
@@ -119,7 +124,7 @@ extension MissionDatabase {
   /// The columns of `eventColumns` in a statement, resolved once per query.
   struct EventColumns {
     let sequence, missionID, type, time, json, distance, travelled, fence, initial, seconds,
-      fromState, toState, status, detail, count: SQLiteStatement.Column
+      fromState, toState, status, detail, count, worker, watch: SQLiteStatement.Column
     /// The fix's columns (of the track row; `time_us` is the event's, the same).
     let fix: FixColumns
 
@@ -141,6 +146,8 @@ extension MissionDatabase {
       status = try statement.column("status")
       detail = try statement.column("detail")
       count = try statement.column("count")
+      worker = try statement.column("worker_id")
+      watch = try statement.column("watch_id")
       fix = try FixColumns(statement)
     }
   }
@@ -177,12 +184,15 @@ extension MissionDatabase {
       kind = .rejected(
         reason: row.string(columns.status) ?? "",
         count: Int(row.optionalInt64(columns.count) ?? 0))
+    case "mission_nearby":
+      kind = .nearby(watchID: row.string(columns.watch) ?? "", distanceMeters: distance)
     default:
       kind = .source(
         SourceStatus.Kind(rawValue: row.string(columns.status) ?? "") ?? .disconnected,
         detail: row.string(columns.detail) ?? "")
     }
-    let event = TrackingEvent(time: time, missionID: missionID, kind: kind)
+    let event = TrackingEvent(
+      time: time, missionID: missionID, workerID: row.string(columns.worker), kind: kind)
     return StoredEvent(
       sequence: row.int64(columns.sequence), event: event, jsonLine: text.isEmpty ? nil : text)
   }

@@ -158,11 +158,14 @@ package final class MissionDatabase: @unchecked Sendable {
     }
   }
 
-  /// Takes the right to track on this database (see `TrackingLease`); keep the lease for
-  /// as long as this process tracks.
-  /// - Throws: `StoreError.trackingLeaseHeld` naming the process that holds it.
-  package func claimTracking(holder: String) throws -> TrackingLease {
-    try TrackingLease(databasePath: path, holder: holder)
+  /// Takes the right to track `worker` on this database (see `TrackingLease`): one
+  /// tracking writer per worker; keep the lease for as long as this process tracks it.
+  /// - Throws: `StoreError.invalidWorker` for an id against `Identifier`;
+  ///   `StoreError.trackingLeaseHeld` naming the worker and the process that holds it.
+  package func claimTracking(holder: String, worker: String = Worker.localID) throws
+    -> TrackingLease
+  {
+    try TrackingLease(databasePath: path, worker: try Self.checkedWorkerID(worker), holder: holder)
   }
 
   /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound file.

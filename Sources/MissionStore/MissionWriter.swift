@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// The prepared statements that store one mission row, taken from the connection's cache
 /// once per batch rather than once per row (a lookup hashes the whole SQL text).
@@ -12,10 +13,10 @@ struct MissionWriter {
     /// The parameter names, in the order of `columns`.
     static let names = [
       "id", "title", "lat", "lon", "radius", "reward", "currency", "address", "deadline",
-      "state", "properties", "updated",
+      "state", "properties", "updated", "worker",
     ]
     let id, title, lat, lon, radius, reward, currency, address, deadline, state, properties,
-      updated: SQLiteStatement.Parameter
+      updated, worker: SQLiteStatement.Parameter
 
     /// The parameters named with `suffix` in `statement`.
     /// - Throws: `StoreError` when one is missing.
@@ -32,6 +33,7 @@ struct MissionWriter {
       (deadline, state, properties, updated) = (
         try named("deadline"), try named("state"), try named("properties"), try named("updated")
       )
+      worker = try named("worker")
     }
 
     /// Binds `mission`, its extra `properties` and the update time to these parameters.
@@ -50,12 +52,14 @@ struct MissionWriter {
       try statement.bind(mission.state.rawValue, to: state)
       try statement.bind(properties, to: self.properties)
       try statement.bind(updated, to: self.updated)
+      try statement.bind(mission.workerID, to: worker)
     }
   }
 
   private let exists: SQLiteStatement
   private let existsID: SQLiteStatement.Parameter
   private let existsState: SQLiteStatement.Column
+  private let existsWorker: SQLiteStatement.Column
   private let insert: SQLiteStatement
   private let insertRow: Row
   private let upsert: SQLiteStatement
@@ -68,13 +72,15 @@ struct MissionWriter {
 
   private static let columns = """
     INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-      deadline_us, state, properties, updated_us) VALUES
+      deadline_us, state, properties, updated_us, worker_id) VALUES
     """
 
   init(_ connection: SQLiteConnection) throws {
     self.connection = connection
-    exists = try connection.cached("SELECT state FROM missions WHERE id = :id")
-    (existsID, existsState) = (try exists.parameter("id"), try exists.column("state"))
+    exists = try connection.cached("SELECT state, worker_id FROM missions WHERE id = :id")
+    (existsID, existsState, existsWorker) = (
+      try exists.parameter("id"), try exists.column("state"), try exists.column("worker_id")
+    )
     let one = Self.columns + " (" + Row.names.map { ":" + $0 }.joined(separator: ", ") + ")"
     insert = try connection.cached(one)
     insertRow = try Row(insert)
@@ -85,7 +91,8 @@ struct MissionWriter {
           lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
           currency = excluded.currency, address = excluded.address,
           deadline_us = excluded.deadline_us, state = excluded.state,
-          properties = excluded.properties, updated_us = excluded.updated_us
+          properties = excluded.properties, updated_us = excluded.updated_us,
+          worker_id = excluded.worker_id
         """)
     upsertRow = try Row(upsert)
     log = try connection.cached("INSERT INTO mission_changes (id) VALUES (:id)")
@@ -118,7 +125,8 @@ struct MissionWriter {
       for index in start..<end {
         let (mission, properties) = missions[index]
         try rows.rows[index - start].bind(
-          mission, properties: properties, updated: updated, to: rows.statement)
+          Self.withWorker(mission, stored: nil), properties: properties, updated: updated,
+          to: rows.statement)
         try logs.statement.bind(mission.id, to: logs.rows[index - start])
       }
       do {
@@ -165,6 +173,20 @@ struct MissionWriter {
     }
   }
 
+  /// `mission` with the worker it is stored with: its own when it names one (in NFC);
+  /// none while open; else the stored mission's (a replacement that names no worker keeps
+  /// the one who accepted it), else `local` (a mission written in a later state belongs to
+  /// the rig's own worker, so the one-tracked index sees every tracked mission).
+  static func withWorker(_ mission: Mission, stored: String?) -> Mission {
+    var mission = mission
+    if let worker = mission.workerID {
+      mission.workerID = Identifier.normalized(worker)
+    } else if mission.state != .open {
+      mission.workerID = stored ?? Worker.localID
+    }
+    return mission
+  }
+
   /// Inserts `mission` (its id already in NFC), or with `replace` updates the stored one.
   ///
   /// Without `replace` the row is inserted at once and the primary key refuses a duplicate
@@ -180,16 +202,20 @@ struct MissionWriter {
     -> Bool
   {
     var existed = false
+    var storedWorker: String?
     if replace || mission.state.isTracking {
       try exists.bind(mission.id, to: existsID)
       existed = try exists.step()
       let stored = existed ? exists.string(existsState).flatMap(MissionState.init(rawValue:)) : nil
+      storedWorker = existed ? exists.string(existsWorker) : nil
       exists.reset()
       guard replace || !existed else { throw StoreError.duplicateMission(mission.id) }
       // The tracking engine owns a tracked mission until it is submitted or cancelled.
       if let stored, stored.isTracking { throw StoreError.missionTracked(mission.id) }
-      try MissionDatabase.refuseSecondTrackedLocked(mission.id, state: mission.state, connection)
     }
+    let mission = Self.withWorker(mission, stored: storedWorker)
+    try MissionDatabase.refuseSecondTrackedLocked(
+      mission.id, state: mission.state, worker: mission.workerID ?? Worker.localID, connection)
     let statement = replace ? upsert : insert
     try (replace ? upsertRow : insertRow).bind(
       mission, properties: properties, updated: updated, to: statement)

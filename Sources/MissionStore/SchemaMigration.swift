@@ -19,7 +19,57 @@ struct SchemaMigration: Sendable {
     SchemaMigration(version: 5, name: "event sequence never reused", sql: eventSequence),
     SchemaMigration(
       version: 6, name: "state check without a list", sql: "", edit: stateCheckWithoutList),
+    SchemaMigration(version: 7, name: "workers, one tracked mission per worker", sql: workers),
   ]
+
+  /// Version 7: workers (DESIGN §7).
+  ///
+  /// - `workers` (with `local`, the rig's own receiver, which always exists) and
+  ///   `worker_devices`, the phones and trackers that feed a worker (removed with it).
+  /// - `missions.worker_id`: the worker who accepted the mission, kept for its history (no
+  ///   foreign key: removing a worker leaves the history of its missions as it was). Every
+  ///   mission past `open` in an older file belongs to `local`, the only worker there was.
+  /// - At most one tracked mission per worker: the unique partial index on the worker
+  ///   replaces the one per database (`missions_one_tracked`), so a tracked mission of the
+  ///   file stays tracked, now by `local`.
+  /// - `events.worker_id` (which worker the event is about) with an index for reading one
+  ///   worker's events in order, and `events.watch_id` for `mission_nearby`. Older events
+  ///   keep no worker: they were recorded, and print, without one.
+  /// - `watches`: the standing nearby queries.
+  /// Adding nullable columns rewrites nothing; the one UPDATE reads the missions once and
+  /// writes those past `open` (the change feed's trigger does not list `worker_id`, so it
+  /// logs nothing: no mission moved).
+  static let workers = """
+    CREATE TABLE workers (
+      id TEXT PRIMARY KEY NOT NULL,
+      name TEXT
+    ) WITHOUT ROWID;
+    INSERT INTO workers (id) VALUES ('local');
+    CREATE TABLE worker_devices (
+      protocol TEXT NOT NULL,
+      device_id TEXT NOT NULL,
+      worker_id TEXT NOT NULL REFERENCES workers (id) ON DELETE CASCADE,
+      secret TEXT,
+      PRIMARY KEY (protocol, device_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX worker_devices_by_worker ON worker_devices (worker_id);
+    ALTER TABLE missions ADD COLUMN worker_id TEXT;
+    UPDATE missions SET worker_id = 'local' WHERE state != 'open';
+    DROP INDEX missions_one_tracked;
+    CREATE UNIQUE INDEX missions_one_tracked_per_worker ON missions (worker_id)
+      WHERE state IN ('active', 'arrived');
+    ALTER TABLE events ADD COLUMN worker_id TEXT;
+    ALTER TABLE events ADD COLUMN watch_id TEXT;
+    CREATE INDEX events_by_worker ON events (worker_id, seq) WHERE worker_id IS NOT NULL;
+    CREATE TABLE watches (
+      id TEXT PRIMARY KEY NOT NULL,
+      lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+      lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+      radius_m REAL NOT NULL CHECK (radius_m >= 0),
+      worker_id TEXT,
+      state TEXT
+    ) WITHOUT ROWID;
+    """
 
   /// Version 6: the CHECK on `missions.state` compares with each state in turn instead of
   /// testing membership in a list. It accepts the same values, but SQLite builds a list of

@@ -6,10 +6,15 @@
 /// `SQLiteStatement.Parameter`s instead: no lookup by name per value.
 struct StatementArguments: ExpressibleByDictionaryLiteral {
   /// The values in the order given; nil binds NULL.
-  let values: [(name: String, value: (any SQLiteBindable)?)]
+  private(set) var values: [(name: String, value: (any SQLiteBindable)?)]
 
   init(dictionaryLiteral elements: (String, (any SQLiteBindable)?)...) {
     values = elements.map { (name: $0.0, value: $0.1) }
+  }
+
+  /// Adds the value of parameter `name` (for a statement whose conditions vary).
+  mutating func append(_ name: String, _ value: (any SQLiteBindable)?) {
+    values.append((name: name, value: value))
   }
 }
 

@@ -26,13 +26,13 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A row broke a constraint of the schema (`SQLITE_CONSTRAINT_*`): which kind, SQLite's
   /// message and the SQL.
   case constraint(ConstraintKind, message: String, sql: String)
-  /// A write would make mission `requested` tracked (active or arrived) while mission
-  /// `holder` is: at most one mission is tracked at a time. `file` and `line` name the
-  /// imported record when the write came from a mission file; `state` is the state it asked
-  /// for. Nothing was written.
+  /// A write would make mission `requested` tracked (active or arrived) for `worker` while
+  /// that worker's mission `holder` is: at most one mission is tracked per worker. `file`
+  /// and `line` name the imported record when the write came from a mission file; `state`
+  /// is the state it asked for. Nothing was written.
   case secondTrackedMission(
-    holder: String, requested: String, state: MissionState, file: String? = nil,
-    line: Int? = nil)
+    worker: String, holder: String, requested: String, state: MissionState,
+    file: String? = nil, line: Int? = nil)
   /// A removal of mission `id` while it is tracked (in `state`, active or arrived); nothing
   /// was removed.
   case trackedMissionRemoval(id: String, state: MissionState)
@@ -60,8 +60,19 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case unreadableFile(path: String, reason: String)
   /// A configuration value out of range.
   case invalidConfiguration(String)
-  /// Another process tracks on this database (one tracking writer per database).
-  case trackingLeaseHeld(database: String, holder: String)
+  /// Another process tracks `worker` on this database (one tracking writer per worker).
+  case trackingLeaseHeld(database: String, worker: String, holder: String)
+  /// A worker id against `Identifier`'s rule (or a device id of the worker against it), or
+  /// a change the worker `local` does not allow: the id and why. Nothing was changed.
+  case invalidWorker(id: String, reason: String)
+  /// Device `deviceID` of `protocol` is registered to another worker, `worker`; nothing
+  /// was changed.
+  case deviceTaken(protocol: WorkerDevice.IngestProtocol, deviceID: String, worker: String)
+  /// Worker `worker` tracks mission `mission` (active or arrived): it cannot be removed
+  /// until the mission is submitted or cancelled.
+  case workerTracking(worker: String, mission: String)
+  /// An invalid watch: its id and why. Nothing was stored.
+  case invalidWatch(id: String, reason: String)
 
   /// One line for people: what failed and the context (SQL, file and line, mission).
   ///
@@ -78,14 +89,14 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .full(let message, let sql): sqliteLine("database or disk full", message, sql)
     case .interrupted(let message, let sql): sqliteLine("interrupted", message, sql)
     case .constraint(_, let message, let sql): sqliteLine("refused by the schema", message, sql)
-    case .secondTrackedMission(let holder, _, let state, let file?, let line?):
-      "\(oneLine(file)):\(line): field 'state' = '\(state.rawValue)': only one mission "
-        + "can be active or arrived at a time, and mission '\(oneLine(holder))' already is "
-        + "(nothing imported)"
-    case .secondTrackedMission(let holder, let requested, let state, _, _):
-      "cannot make mission \(oneLine(requested)) \(state.rawValue): mission "
-        + "\(oneLine(holder)) is already active (only one mission can be active or arrived "
-        + "at a time)"
+    case .secondTrackedMission(let worker, let holder, _, let state, let file?, let line?):
+      "\(oneLine(file)):\(line): field 'state' = '\(state.rawValue)': worker "
+        + "'\(oneLine(worker))' already tracks mission '\(oneLine(holder))' (one active or "
+        + "arrived mission per worker; nothing imported)"
+    case .secondTrackedMission(let worker, let holder, let requested, let state, _, _):
+      "cannot make mission \(oneLine(requested)) \(state.rawValue): worker "
+        + "\(oneLine(worker)) already tracks mission \(oneLine(holder)) (one active or "
+        + "arrived mission per worker)"
     case .trackedMissionRemoval(let id, let state):
       "mission '\(oneLine(id))' is \(state.rawValue): submit or cancel it before you remove it"
     case .closed(let path): "database \(path) is closed"
@@ -107,9 +118,18 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unreadableFile(let path, let reason):
       MissionFileError.unreadableFile(path: path, reason: reason).description
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
-    case .trackingLeaseHeld(let database, let holder):
-      "database \(database) is already being tracked by \(holder); only one process may "
-        + "track on a database at a time"
+    case .trackingLeaseHeld(let database, let worker, let holder):
+      "worker \(oneLine(worker)) on database \(database) is already being tracked by "
+        + "\(oneLine(holder)); only one process may track a worker at a time"
+    case .invalidWorker(let id, let reason):
+      "invalid worker '\(oneLine(id, limit: 64))': \(reason)"
+    case .deviceTaken(let kind, let deviceID, let worker):
+      "device \(kind.rawValue):\(oneLine(deviceID)) is registered to worker "
+        + "'\(oneLine(worker))'"
+    case .workerTracking(let worker, let mission):
+      "worker '\(oneLine(worker))' tracks mission '\(oneLine(mission))': submit or cancel it "
+        + "before you remove the worker"
+    case .invalidWatch(let id, let reason): "invalid watch '\(oneLine(id, limit: 64))': \(reason)"
     }
   }
 }

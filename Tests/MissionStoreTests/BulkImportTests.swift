@@ -75,7 +75,8 @@ import Testing
       #expect(
         error
           == .secondTrackedMission(
-            holder: "t1", requested: "t2", state: .arrived, file: "big.csv", line: 9003),
+            worker: "local", holder: "t1", requested: "t2", state: .arrived, file: "big.csv",
+            line: 9003),
         "\(error)")
     }
     // Nothing of it stayed, and the indexes are back.

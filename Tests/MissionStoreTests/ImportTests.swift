@@ -216,7 +216,7 @@ import TextRules
     func expectRefused(_ rows: String, requested: String, state: MissionState, held: String) {
       #expect(
         throws: StoreError.secondTrackedMission(
-          holder: held, requested: requested, state: state, file: "t.csv", line: 3)
+          worker: "local", holder: held, requested: requested, state: state, file: "t.csv", line: 3)
       ) {
         try store.importMissions(
           Array("id,lat,lon,state\n\(rows)".utf8), format: .csv, fileName: "t.csv")

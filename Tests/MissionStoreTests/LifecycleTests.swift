@@ -24,7 +24,8 @@ import Testing
     #expect(
       accepted
         == MissionTransition(
-          missionID: "m", action: .accept, from: .open, to: .accepted, time: time))
+          missionID: "m", action: .accept, from: .open, to: .accepted, time: time,
+          workerID: Worker.localID))
     try database.apply(.start, toMission: "m", at: time.addingTimeInterval(60))
     // A reader on its own connection sees the transition at once: it committed.
     let reader = try MissionDatabase(
@@ -38,7 +39,7 @@ import Testing
       try reader.eventLines(ofMission: "m") == [
         accepted.event.jsonLine,
         TrackingEvent(
-          time: time.addingTimeInterval(60), missionID: "m",
+          time: time.addingTimeInterval(60), missionID: "m", workerID: Worker.localID,
           kind: .state(from: .accepted, to: .active)
         ).jsonLine,
       ])

@@ -16,8 +16,11 @@ import Testing
       try database.close()
     }
     let reopened = try MissionDatabase(path: directory.path())
-    #expect(try reopened.missions() == missions.sorted { $0.id < $1.id })
-    #expect(try reopened.mission(id: "b-2") == missions[1])
+    // A mission written past open without a worker belongs to the rig's own (schema 7).
+    var stored = missions
+    stored[1].workerID = Worker.localID
+    #expect(try reopened.missions() == stored.sorted { $0.id < $1.id })
+    #expect(try reopened.mission(id: "b-2") == stored[1])
     #expect(try reopened.mission(id: "nope") == nil)
     #expect(try reopened.missions(inState: .accepted).map(\.id) == ["b-2"])
     #expect(try reopened.missionCount() == 3)
@@ -31,13 +34,13 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 6)
+      #expect(try connection.integer("PRAGMA user_version") == 7)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
             "spatial cell index, deadline index", "event sequence never reused",
-            "state check without a list",
+            "state check without a list", "workers, one tracked mission per worker",
           ])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
@@ -68,7 +71,8 @@ import Testing
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
             "spatial cell index, deadline index", "event sequence never reused",
-            "state check without a list", "notes", "notes index",
+            "state check without a list", "workers, one tracked mission per worker", "notes",
+            "notes index",
           ])
       // Running the migrator again finds nothing to do.
       #expect(
@@ -106,12 +110,12 @@ import Testing
       let v5 = try MissionDatabase(
         path: path, configuration: StoreConfiguration(),
         migrations: Array(SchemaMigration.all.prefix(5)))
-      try v5.insert([Fixtures.mission("kept", state: .accepted)])
+      try Fixtures.insertBeforeWorkers([Fixtures.mission("kept", state: .accepted)], into: v5)
       try v5.close()
     }
     let upgraded = try MissionDatabase(path: path)
     try upgraded.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 6)
+      #expect(try connection.integer("PRAGMA user_version") == 7)
       #expect(try connection.integer("PRAGMA writable_schema") == 0)
       let definition =
         try connection.strings("SELECT sql FROM sqlite_schema WHERE name = 'missions'").first

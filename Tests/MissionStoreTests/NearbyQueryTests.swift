@@ -241,7 +241,7 @@ import Testing
       let old = try MissionDatabase(
         path: path, configuration: StoreConfiguration(synchronous: .normal),
         migrations: Array(SchemaMigration.all.prefix(3)))
-      try old.insert(stored)
+      try Fixtures.insertBeforeWorkers(stored, into: old)
       try old.close()
     }
     let database = try MissionDatabase(path: path)

@@ -59,7 +59,7 @@ import Testing
     try database.apply(.start, toMission: "a")
     try database.apply(.accept, toMission: "b")
     #expect(
-      throws: StoreError.secondTrackedMission(holder: "a", requested: "b", state: .active)
+      throws: TrackingError.workerBusy(workerID: "local", tracked: "a", requested: "b")
     ) {
       try database.apply(.start, toMission: "b")
     }
@@ -67,7 +67,7 @@ import Testing
     // Replacing a mission with a tracked state is the same refusal.
     #expect(
       throws: StoreError.secondTrackedMission(
-        holder: "a", requested: "b", state: .arrived, file: "body", line: 2)
+        worker: "local", holder: "a", requested: "b", state: .arrived, file: "body", line: 2)
     ) {
       try database.importMissions(
         Array("id,lat,lon,state\nb,1,2,arrived\n".utf8), format: .csv, fileName: "body",

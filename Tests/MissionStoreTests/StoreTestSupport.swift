@@ -65,6 +65,32 @@ enum Fixtures {
       kind: .fix(fix(index), distanceToMissionMeters: 100, travelledMeters: Double(index)))
   }
 
+  /// Stores `missions` as a build before schema 7 did (no worker column): for a file opened
+  /// with the older migrations only.
+  static func insertBeforeWorkers(_ missions: [Mission], into database: MissionDatabase) throws {
+    try database.withConnection { connection in
+      try connection.transaction {
+        let insert = try connection.cached(
+          """
+          INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
+            deadline_us, state, updated_us)
+          VALUES (:id, :title, :lat, :lon, :radius, :reward, :currency, :address, :deadline,
+            :state, 0)
+          """)
+        for mission in missions {
+          try insert.bind([
+            "id": mission.id, "title": mission.title, "lat": mission.coordinate.latitude,
+            "lon": mission.coordinate.longitude, "radius": mission.geofenceRadiusMeters,
+            "reward": mission.reward, "currency": mission.currency, "address": mission.address,
+            "deadline": mission.deadline.map(microseconds), "state": mission.state.rawValue,
+          ])
+          try insert.run()
+          insert.reset()
+        }
+      }
+    }
+  }
+
   /// A database on a file with `missions` stored.
   static func database(
     in directory: TemporaryDirectory, missions: [Mission] = [],
