@@ -59,6 +59,32 @@ package struct ArgumentList: Sendable {
     return values
   }
 
+  /// Every value of repeatable option `name`, in order, each with the value of option
+  /// `follower` given after it and before the next `name` (nil when none): the
+  /// `--device A --secret-file F --device B` of `workers add`.
+  /// - Throws: `CLIError.usage` when a value is missing, `follower` comes before any `name`,
+  ///   or twice for one.
+  package mutating func optionGroups(_ name: String, followedBy follower: String)
+    throws(CLIError) -> [(value: String, follower: String?)]
+  {
+    var groups: [(value: String, follower: String?)] = []
+    while let index = items.firstIndex(where: {
+      $0 == name || $0.hasPrefix(name + "=") || $0 == follower || $0.hasPrefix(follower + "=")
+    }) {
+      let isFollower = items[index] == follower || items[index].hasPrefix(follower + "=")
+      let flag = isFollower ? follower : name
+      guard let value = try option(flag) else { break }
+      if !isFollower {
+        groups.append((value, nil))
+      } else if let last = groups.indices.last, groups[last].follower == nil {
+        groups[last].follower = value
+      } else {
+        throw .usage("\(follower) belongs after a \(name) (one for each)")
+      }
+    }
+    return groups
+  }
+
   /// A finite decimal number option (see `Double(decimalText:)`: no hex, `inf`, `nan` or
   /// overflow); `range` bounds it when given.
   package mutating func double(

@@ -152,6 +152,26 @@ extension MissionDatabase {
     }
   }
 
+  /// The tracked (active or arrived) mission of every worker that has one: worker id →
+  /// mission id (pending events commit first).
+  /// - Complexity: O(t) for t tracked missions (the `missions_one_tracked_per_worker` index).
+  package func trackedMissionIDs() throws -> [String: String] {
+    try withConnection { connection in
+      try commitPendingLocked(connection)
+      let select = try connection.cached(
+        """
+        SELECT worker_id, id FROM missions
+        WHERE state IN ('active', 'arrived') AND worker_id IS NOT NULL
+        """)
+      defer { select.reset() }
+      var tracked: [String: String] = [:]
+      while try select.step() {
+        tracked[try select.string("worker_id") ?? ""] = try select.string("id") ?? ""
+      }
+      return tracked
+    }
+  }
+
   /// Whether worker `id` (in NFC) is stored.
   func workerExistsLocked(_ id: String, _ connection: SQLiteConnection) throws -> Bool {
     let select = try connection.cached("SELECT 1 FROM workers WHERE id = :id")

@@ -8,6 +8,7 @@ package enum MissionTrackTool {
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any Command.Type] = [
     MissionsCommand.self,
+    WorkersCommand.self,
     NearbyCommand.self,
     ReplayCommand.self,
     TrackCommand.self,

@@ -25,6 +25,14 @@ enum MissionsActionCommand {
   /// The manual of `missions ACTION`.
   static func help(for action: MissionAction) -> String {
     let word = action.rawValue
+    let workerNote =
+      action == .accept
+      ? """
+
+        The mission gets its worker here: --worker W (default local, the rig's own
+        receiver). An unknown worker is an error naming it ('missiontrack workers add W').
+
+      """ : ""
     let note =
       action == .start
       ? """
@@ -32,22 +40,25 @@ enum MissionsActionCommand {
         start records the state; it does not read a GPS itself. A 'missiontrack serve'
         on the same database tracks the mission from its source at once. Without one,
         'missiontrack track' (gpsd) and 'missiontrack replay TRACE' (recorded traces)
-        track it, and both start an accepted mission themselves.
+        track it, and both start an accepted mission themselves. Each worker tracks at
+        most one mission: starting a second one of the same worker is refused naming the
+        worker and the mission it tracks.
 
-      """ : ""
+      """ : workerNote
     return """
       NAME
         missiontrack missions \(word) - \(summary(of: action))
 
       SYNOPSIS
-        missiontrack missions \(word) ID [--at TIME] [--db PATH]
+        missiontrack missions \(word) ID\(action == .accept ? " [--worker W]" : "") [--at TIME] [--db PATH]
 
       DESCRIPTION
         Applies the lifecycle action '\(word)' to mission ID in one transaction: the new
         state, the audit-log row and the state event are stored together. The transition
         is printed on standard error (open → accepted) and its state event as one JSON line
         on standard output:
-          {"type":"state","time","mission_id","from","to"}
+          {"type":"state","time","mission_id","worker_id","from","to"}
+        worker_id is the mission's worker (absent while nobody accepted it).
         Repeating an action that already took effect changes nothing and prints no event.
         An action the mission's state does not allow prints why (mission, state, action),
         changes nothing and exits 1.
@@ -56,13 +67,13 @@ enum MissionsActionCommand {
         open → accepted → active → arrived → submitted → completed; cancel from open,
         accepted, active or arrived; expire from open or accepted.
 
-      OPTIONS
+      OPTIONS\(action == .accept ? "\n  --worker W   The accepting worker (default local)." : "")
         --at TIME    When it happened, RFC 3339 (default now), e.g. 2026-05-01T09:00:00Z.
         --db PATH    The database (default missiontrack.sqlite).
 
       EXIT STATUS
-        0 done (or already done), 1 illegal action, unknown mission or no database,
-        64 usage error.
+        0 done (or already done), 1 illegal action, unknown mission or worker, a second
+        tracked mission of one worker, or no database, 64 usage error.
 
       EXAMPLES
         missiontrack missions \(word) sig-101
@@ -81,12 +92,13 @@ enum MissionsActionCommand {
       }
       time = parsed.date
     }
+    let worker = action == .accept ? try arguments.workerOption() : nil
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
     let database = try db.open()
     try db.expireDue(database)
     let transition = try CLIError.runtime {
-      try database.apply(action, toMission: id, at: time)
+      try database.apply(action, toMission: id, worker: worker, at: time)
     }
     try CLIError.runtime { try database.close() }
     if transition.from == transition.to {

@@ -14,12 +14,13 @@ enum MissionsListCommand: Command {
       missiontrack missions list [--state STATE] [--json] [--db PATH]
 
     DESCRIPTION
-      Prints every stored mission ordered by id: a table for people (id, state, title,
-      reward, geofence radius, latitude and longitude) or, with --json, one JSON object per
-      line:
-        {"id","lat","lon","state","title","reward","currency","address","radius_m","deadline"}
-      reward (decimal text), currency, address and deadline (RFC 3339 UTC) are omitted when
-      the mission has none. A count goes to standard error.
+      Prints every stored mission ordered by id: a table for people (id, state, worker,
+      title, reward, geofence radius, latitude and longitude) or, with --json, one JSON
+      object per line:
+        {"id","lat","lon","state","title","reward","currency","address","radius_m","deadline",
+         "worker_id"}
+      reward (decimal text), currency, address, deadline (RFC 3339 UTC) and worker_id (who
+      accepted it) are omitted when the mission has none. A count goes to standard error.
 
     OPTIONS
       --state STATE  Only missions in STATE: open, accepted, active, arrived, submitted,
@@ -46,11 +47,12 @@ enum MissionsListCommand: Command {
       for mission in missions { console.out(mission.jsonObject) }
     } else if !missions.isEmpty {
       var table = TextTable(
-        header: ["ID", "STATE", "TITLE", "REWARD", "RADIUS", "LAT", "LON"],
-        rightAligned: [3, 4, 5, 6])
+        header: ["ID", "STATE", "WORKER", "TITLE", "REWARD", "RADIUS", "LAT", "LON"],
+        rightAligned: [4, 5, 6, 7])
       for mission in missions {
         table.rows.append([
-          mission.id, mission.state.rawValue, mission.title, mission.rewardText,
+          mission.id, mission.state.rawValue, mission.workerID ?? "-", mission.title,
+          mission.rewardText,
           formatMeters(mission.geofenceRadiusMeters),
           String(format: "%.5f", mission.coordinate.latitude),
           String(format: "%.5f", mission.coordinate.longitude),

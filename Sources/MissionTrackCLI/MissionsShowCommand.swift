@@ -74,6 +74,7 @@ enum MissionsShowCommand: Command {
     var lines = [
       "\(mission.id.terminalSafe)  \(mission.title.terminalSafe)",
       "  state      \(mission.state.rawValue)",
+      "  worker     \((mission.workerID ?? "-").terminalSafe)",
       "  reward     \(mission.rewardText.terminalSafe)",
       "  address    \((mission.address ?? "-").terminalSafe)",
       String(

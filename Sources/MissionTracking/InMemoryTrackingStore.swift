@@ -4,8 +4,8 @@ import Foundation
 ///
 /// It records what the engine decided — transitions, events, fence states, the delivered
 /// track and the travelled distance — and keeps the same rules as the SQLite store: a
-/// transition must start from the stored state, at most one mission is in a tracking state,
-/// and events of a mission that is no longer tracked are refused. `update(_:)` stands in for
+/// transition must start from the stored state, at most one mission per worker is in a
+/// tracking state, and events of a mission that is no longer tracked are refused. `update(_:)` stands in for
 /// another process writing the same store.
 public actor InMemoryTrackingStore: TrackingStore {
   private var missions: [String: Mission] = [:]
@@ -37,6 +37,9 @@ public actor InMemoryTrackingStore: TrackingStore {
   private var unsettled: [(missionID: String, events: [TrackingEvent])] = []
   private var unsettledCount = 0
   private var storedWatches: [String: Watch] = [:]
+  /// The tracked mission of each worker (the partial unique index of the SQLite store), so
+  /// that a start does not look at every mission.
+  private var trackedByWorker: [String: String] = [:]
   /// The last delivered fix of each mission (the end of its track).
   private var lastDelivered: [String: Fix] = [:]
   /// Whether `events` and `tracks` are kept (else only what a resume needs).
@@ -46,6 +49,8 @@ public actor InMemoryTrackingStore: TrackingStore {
   public init(missions: [Mission] = []) {
     self.init(missions: missions, keepsEvents: true)
   }
+
+  private static func worker(of mission: Mission) -> String { mission.workerID ?? Worker.localID }
 
   /// Creates a store holding `missions` that, unless `keepsEvents`, keeps no `events` and no
   /// `tracks` (both stay empty) but everything else, resume points included: for an owner
@@ -57,6 +62,7 @@ public actor InMemoryTrackingStore: TrackingStore {
       revision += 1
       self.missions[mission.id] = mission
       revisions[mission.id] = revision
+      if mission.state.isTracking { trackedByWorker[Self.worker(of: mission)] = mission.id }
     }
   }
 
@@ -70,13 +76,18 @@ public actor InMemoryTrackingStore: TrackingStore {
 
   /// Removes a mission, as another process would.
   public func remove(_ id: String) {
-    guard missions.removeValue(forKey: id) != nil else { return }
+    guard let old = missions.removeValue(forKey: id) else { return }
+    if trackedByWorker[Self.worker(of: old)] == id { trackedByWorker[Self.worker(of: old)] = nil }
     revisions[id] = nil
     revision += 1
     removals.append((revision, id))
   }
 
   private func store(_ mission: Mission) {
+    if let old = missions[mission.id], trackedByWorker[Self.worker(of: old)] == mission.id {
+      trackedByWorker[Self.worker(of: old)] = nil
+    }
+    if mission.state.isTracking { trackedByWorker[Self.worker(of: mission)] = mission.id }
     revision += 1
     missions[mission.id] = mission
     revisions[mission.id] = revision
@@ -112,11 +123,9 @@ public actor InMemoryTrackingStore: TrackingStore {
     }
     let worker = transition.workerID ?? mission.workerID ?? Worker.localID
     if transition.to.isTracking && !transition.from.isTracking,
-      let active = missions.values.first(where: {
-        $0.state.isTracking && $0.id != mission.id && ($0.workerID ?? Worker.localID) == worker
-      })
+      let active = trackedByWorker[worker], active != mission.id
     {
-      throw TrackingError.workerBusy(workerID: worker, tracked: active.id, requested: mission.id)
+      throw TrackingError.workerBusy(workerID: worker, tracked: active, requested: mission.id)
     }
     mission.state = transition.to
     if let worker = transition.workerID { mission.workerID = worker }

@@ -1,29 +1,36 @@
 import Foundation
 import MissionProximity
 
-/// The one owner of a store's missions: lifecycles, the one tracked mission, every fence,
-/// the fix source and the clock.
+/// The one owner of a store's missions: lifecycles, the tracked mission of each worker,
+/// every worker's tracking session, the watches, the fix sources and the clock.
 ///
-/// Everything else is an adapter around it. The engine decides each transition (through
-/// `MissionLifecycle`), each fence state and each delivered fix (through
-/// `TrackingPipeline`) exactly once, and hands its decisions to the `TrackingStore`, which
-/// records them.
+/// Everything else is an adapter around it. Its decisions are made by a pure state machine,
+/// `EngineState` (each worker's `WorkerSession`, each `MissionLifecycle`, the `WatchBook`),
+/// which returns `EngineAction`s; this actor only executes them — commit a transition,
+/// record a batch, open or close a source, publish — and hands the store's answers back.
 ///
 /// - **Missions** are loaded by `open()` and kept in step with the store: changes written by
 ///   another process (a `missions submit` from another shell, an import) are picked up
 ///   within `Configuration.changePollInterval`. The fences of every unfinished mission live
 ///   in a spatial grid that is updated in place when a mission is added, moved, changes
 ///   state or is removed, also while tracking.
-/// - **Tracking** runs while one mission is `active` or `arrived`: the source is opened when
-///   it becomes active (or at `open()` when the store holds it active: a resume with its
-///   stored fence states and track end) and closed at once when it leaves those states,
-///   whoever made the change; nothing is recorded after the stop. The first enter of the
-///   mission's own fence moves it to `arrived`, also when it happens on the last fix.
+/// - **Tracking** runs per worker while its mission is `active` or `arrived`: the worker's
+///   source (`sources(worker)`, or pushed fixes through `ingest`) is opened when the
+///   mission becomes active here or in another process (or at `open()`: a resume with its
+///   stored fence states and track end) and closed at once when it leaves those states;
+///   nothing is recorded after the stop. The first enter of the mission's own fence moves it
+///   to `arrived`, at that fix's time, also when it happens on the last fix. Workers are
+///   decided independently.
 /// - **Time**: transitions the engine performs are stamped by the injected `MissionClock`;
 ///   fix, fence and source events carry fix time.
 ///
-/// Operations are serialized: a transition never interleaves with the processing of a
-/// report, and a transition is durable in the store before its effects are applied.
+/// Concurrency: every operation — a caller's action, a batch of a source's reports, a poll
+/// of the store — is a job in one serial mailbox (an `AsyncStream` consumed by one task),
+/// and each job runs its decisions and their I/O to the end before the next job starts. That
+/// is a command queue, not a lock: no decision can interleave with another's I/O, whatever
+/// the actor's reentrancy at `await`. Reading accessors run on the actor at any time and see
+/// only committed decisions. A job never waits for another job (a source's task waits for
+/// its reply outside the mailbox; a stop awaits the closed source after its job).
 public actor MissionEngine {
   /// Settings of the engine.
   public struct Configuration: Sendable, Hashable {
@@ -53,131 +60,138 @@ public actor MissionEngine {
     }
   }
 
-  private struct Session {
-    var missionID: String
-    var generation: Int
-    var pipeline: TrackingPipeline
-    var task: Task<Void, Never>?
-    var lastQueryPoint: Coordinate?
-    var lastReportTime: Date?
-    /// The pipeline was finished (held-back epoch and rejection summary published).
-    var finished = false
-    /// The source said itself that it ended (a `source` `ended` status was published).
-    var endReported = false
-  }
+  /// One operation in the mailbox: a call of one of the engine's `…Now` methods, which runs
+  /// on the actor to its end before the next job starts.
+  private typealias Job = @Sendable () async -> Void
 
   /// Every event the engine decided, in order, as recorded, for one consumer. Ends after
   /// `shutdown()`.
   public nonisolated let events: TrackingEvents
-  private let continuation: AsyncStream<[TrackingEvent]>.Continuation
-  private let store: any TrackingStore
-  private let source: any FixSource
-  private let clock: any MissionClock
+  /// Every mission by id and by place, with its state, readable from any thread.
+  package nonisolated let directory: MissionDirectory
   /// The configuration in use.
   public let configuration: Configuration
-
-  private var lifecycles: [String: MissionLifecycle] = [:]
-  /// Ids of the missions in a tracking state (at most one, unless a store was written by an
-  /// older version).
-  private var trackingIDs: Set<String> = []
-  /// The ids of the missions with a deadline: `expireDue`, run every half second by
-  /// `serve`, looks at these instead of every lifecycle (a million of them took ~5 % of a
-  /// core with no deadline among them).
-  private var deadlineIDs: Set<String> = []
-  /// Every mission by id and by place, with its state, readable from any thread.
-  package nonisolated let directory = MissionDirectory()
+  private let continuation: AsyncStream<[TrackingEvent]>.Continuation
+  private let store: any TrackingStore
+  private let sources: @Sendable (String) -> (any FixSource)?
+  private let clock: any MissionClock
+  private let jobs: AsyncStream<Job>
+  private let mailbox: AsyncStream<Job>.Continuation
+  private var consumer: Task<Void, Never>?
+  private var state: EngineState
   private var changeToken: Int64?
   private var watcher: Task<Void, Never>?
-  private var session: Session?
-  private var generation = 0
-  private var busy = false
-  private var waiters: [CheckedContinuation<Void, Never>] = []
-  private var scratch: [TrackingEvent] = []
-  private var lastEnd: TrackingEnd?
-  private var endWaiters: [CheckedContinuation<TrackingEnd, Never>] = []
-  private var isShutDown = false
-  /// The last error of the store or the source, if tracking stopped because of one.
-  public private(set) var failure: String?
-  /// The cleaning counts of the last tracking session that ended.
-  public private(set) var lastSummary: CleaningSummary?
-  /// The cleaning counts of every session that ended.
-  private var endedSummary = CleaningSummary()
+  /// The task iterating each worker's source.
+  private var sourceTasks: [String: Task<Void, Never>] = [:]
+  /// Source tasks closed by the running job, for its caller to await after it.
+  private var closedTasks: [Task<Void, Never>] = []
+  private var endWaiters: [String: [CheckedContinuation<TrackingEnd, Never>]] = [:]
 
   /// Creates an engine; nothing is loaded or opened until `open()`.
   /// - Parameters:
   ///   - store: Where missions come from and decisions go.
-  ///   - source: The fix source; iterated only while a mission is tracked.
+  ///   - sources: The fix source of worker W in this process, nil when this process has
+  ///     none for W (a worker fed by phones through `ingest`); iterated only while W has a
+  ///     tracked mission.
   ///   - clock: Stamps the transitions the engine performs (default: the wall clock).
   ///   - configuration: Pipeline, fence and polling settings.
   public init(
-    store: any TrackingStore, source: any FixSource, clock: any MissionClock = WallClock(),
-    configuration: Configuration = Configuration()
+    store: any TrackingStore, sources: @escaping @Sendable (String) -> (any FixSource)?,
+    clock: any MissionClock = WallClock(), configuration: Configuration = Configuration()
   ) {
     self.store = store
-    self.source = source
+    self.sources = sources
     self.clock = clock
     self.configuration = configuration
+    let directory = MissionDirectory()
+    self.directory = directory
+    state = EngineState(configuration: configuration, directory: directory)
     let (batches, continuation) = AsyncStream<[TrackingEvent]>.makeStream(
       bufferingPolicy: .unbounded)
     events = TrackingEvents(batches)
     self.continuation = continuation
+    (jobs, mailbox) = AsyncStream<Job>.makeStream(bufferingPolicy: .unbounded)
   }
+
+  /// Creates an engine whose `source` feeds worker `local` (for one-rig callers).
+  public init(
+    store: any TrackingStore, source: any FixSource, clock: any MissionClock = WallClock(),
+    configuration: Configuration = Configuration()
+  ) {
+    self.init(
+      store: store, sources: { $0 == Worker.localID ? source : nil }, clock: clock,
+      configuration: configuration)
+  }
+
+  deinit { mailbox.finish() }
 
   // MARK: - Opening and reading
 
-  /// Loads every mission from the store, builds the fence grid, resumes tracking of the
-  /// mission the store holds active (with its stored fence states), and starts watching the
-  /// store for changes by other processes. Opening twice does nothing.
+  /// Loads every mission and watch from the store, builds the fence grid, resumes the
+  /// session of every worker the store holds tracked (with its stored fence states), and
+  /// starts watching the store for changes by other processes. Opening twice does nothing.
+  ///
+  /// Watches start with their current result sets: missions that entered one while no
+  /// engine ran are not announced.
   /// - Throws: The store's error, or `ProximityError` for an unusable grid.
   public func open() async throws {
-    await acquire()
-    defer { release() }
-    guard changeToken == nil, !isShutDown else { return }
-    let all = try await store.changes(after: nil)
-    for mission in all.missions {
-      lifecycles[mission.id] = MissionLifecycle(mission: mission)
-      if mission.state.isTracking { trackingIDs.insert(mission.id) }
-      if mission.deadline != nil { deadlineIDs.insert(mission.id) }
-    }
-    try directory.load(all.missions)
-    changeToken = all.token
-    if let id = trackingIDs.sorted().first, let mission = lifecycles[id]?.mission {
-      try await startSession(mission, resume: try await store.resumePoint(ofMission: id))
-    }
-    let interval = configuration.changePollInterval
-    watcher = Task { [weak self] in
-      while !Task.isCancelled {
-        try? await Task.sleep(for: interval)
-        guard let self, await self.pollChanges() else { return }
-      }
-    }
+    try await submitThrowing { engine in try await engine.openNow() }
   }
 
   /// The mission with `id`, in its current state.
-  public func mission(_ id: String) -> Mission? { lifecycles[id]?.mission }
+  public func mission(_ id: String) -> Mission? { state.lifecycles[id]?.mission }
 
   /// The lifecycle of mission `id`, with the transitions this engine took.
-  package func lifecycle(_ id: String) -> MissionLifecycle? { lifecycles[id] }
+  package func lifecycle(_ id: String) -> MissionLifecycle? { state.lifecycles[id] }
 
-  /// The mission in a tracking state (`active` or `arrived`), if any.
-  public var activeMissionID: String? { session?.missionID ?? trackingIDs.sorted().first }
-
-  /// Whether a fix source is open for the active mission.
-  public var isTracking: Bool { session != nil }
-
-  /// The fence states of the tracked mission's session, by fence id.
-  public var fenceStates: [String: FenceState]? { session?.pipeline.fenceStates }
-
-  /// The cleaning counts of the current session.
-  public var summary: CleaningSummary? { session?.pipeline.summary }
-
-  /// The cleaning counts of every session since the engine was created, the current one
-  /// included (for a service's metrics).
-  package var totalSummary: CleaningSummary {
-    var total = endedSummary
-    if let current = session?.pipeline.summary { total.add(current) }
-    return total
+  /// The mission worker `worker` tracks (active or arrived), if any.
+  public func trackedMissionID(ofWorker worker: String = Worker.localID) -> String? {
+    state.trackedMissions[worker]
   }
+
+  /// Every worker's tracked mission: worker id → mission id.
+  public var trackedMissions: [String: String] { state.trackedMissions }
+
+  /// Whether a tracking session runs for `worker`.
+  public func isTracking(worker: String = Worker.localID) -> Bool {
+    state.sessions[worker] != nil
+  }
+
+  /// The fence states of `worker`'s session, by fence id.
+  public func fenceStates(ofWorker worker: String = Worker.localID) -> [String: FenceState]? {
+    state.sessions[worker]?.pipeline.fenceStates
+  }
+
+  /// The cleaning counts of `worker`'s session.
+  public func summary(ofWorker worker: String = Worker.localID) -> CleaningSummary? {
+    state.sessions[worker]?.pipeline.summary
+  }
+
+  /// The last delivered fix of `worker`'s tracked mission (nothing is kept between
+  /// missions).
+  public func lastFix(ofWorker worker: String) -> Fix? { state.sessions[worker]?.lastDelivered }
+
+  /// The distance `worker` travelled on its tracked mission, metres.
+  public func travelledMeters(ofWorker worker: String) -> Double? {
+    state.sessions[worker]?.pipeline.travelledMeters
+  }
+
+  /// The cleaning counts of `worker`'s last session that ended.
+  package func lastSummary(ofWorker worker: String) -> CleaningSummary? {
+    state.lastSummaries[worker]
+  }
+
+  /// The status of the last `source` event of `worker`'s session.
+  package func sourceStatus(ofWorker worker: String) -> SourceStatus.Kind? {
+    state.sessions[worker]?.sourceStatus
+  }
+
+  /// The cleaning counts of every session since the engine was created, the running ones
+  /// included (for a service's metrics).
+  package var totalSummary: CleaningSummary { state.totalSummary }
+
+  /// The last error of the store or a source, if tracking stopped because of one.
+  public var failure: String? { state.failure }
 
   /// Missions within `radiusMeters` of `coordinate`, nearest first (ties by id), optionally
   /// only those whose state passes `filter` (applied before `limit`).
@@ -201,39 +215,33 @@ public actor MissionEngine {
 
   /// Applies `action` to mission `id`, stamped with `time` or else the engine's clock.
   ///
-  /// An idempotent action changes nothing. Starting tracking opens the source; stopping it
-  /// publishes the held-back epoch and the rejection summary, closes the source and returns
-  /// only once the source's iteration has ended.
+  /// An idempotent action changes nothing. Starting tracking opens the worker's source;
+  /// stopping it records the held-back epoch and the rejection summary, closes the source
+  /// and returns only once the source's iteration has ended.
+  /// - Parameter worker: The accepting worker for `accept` (default `local`).
   /// - Returns: The mission's state afterwards.
-  /// - Throws: `TrackingError.unknownMission`, `.illegalTransition`,
-  ///   `.workerBusy`, `.changedElsewhere`, or the store's error (the transition is
-  ///   then not applied).
+  /// - Throws: `TrackingError.unknownMission`, `.illegalTransition`, `.workerBusy`,
+  ///   `.changedElsewhere`, `.unknownWorker`, or the store's error (the transition is then
+  ///   not applied).
   @discardableResult
   public func perform(
     _ action: MissionAction, on id: String, worker: String? = nil, at time: Date? = nil
   ) async throws -> MissionState {
     _ = try await apply(action, on: id, worker: worker, at: time)
-    return lifecycles[id]?.state ?? .open
+    return state.lifecycles[id]?.state ?? .open
   }
 
-  /// `perform(_:on:at:)`, returning the transition taken (nil when the action changed
+  /// `perform(_:on:worker:at:)`, returning the transition taken (nil when the action changed
   /// nothing), for front ends that answer with its `state` event.
   package func apply(
     _ action: MissionAction, on id: String, worker: String? = nil, at time: Date? = nil
   ) async throws -> MissionTransition? {
-    await acquire()
-    var taken: MissionTransition?
-    var stopped: Task<Void, Never>?
-    do {
-      (taken, stopped) = try await transition(
-        action, on: id, worker: worker, at: time ?? clock.now())
-    } catch {
-      release()
-      throw error
+    let time = time ?? clock.now()
+    let (transition, closed) = try await submitThrowing { engine in
+      try await engine.performNow(action, on: id, worker: worker, at: time)
     }
-    release()
-    await stopped?.value
-    return taken
+    for task in closed { await task.value }
+    return transition
   }
 
   /// Expires every open or accepted mission whose deadline has passed at `now` (default:
@@ -242,40 +250,184 @@ public actor MissionEngine {
   /// - Throws: The store's error.
   public func expireDue(at now: Date? = nil) async throws -> [String] {
     let time = now ?? clock.now()
-    let due = deadlineIDs.filter { lifecycles[$0]?.isDue(at: time) == true }.sorted()
-    for id in due { try await perform(.expire, on: id, at: time) }
+    return try await submitThrowing { engine in try await engine.expireNow(at: time) }
+  }
+
+  /// Waits until `worker`'s session ends and says why; returns at once when none runs
+  /// (with the reason the last one ended, or `.shutdown`).
+  public func waitUntilTrackingEnds(worker: String = Worker.localID) async -> TrackingEnd {
+    if state.sessions[worker] == nil { return state.lastEnds[worker] ?? .shutdown }
+    return await withCheckedContinuation { endWaiters[worker, default: []].append($0) }
+  }
+
+  /// Stops tracking without a lifecycle change (the missions stay active in the store, to
+  /// be resumed), stops watching the store, and ends `events`.
+  ///
+  /// Each session's held-back epoch is recorded first, then, when `reason` is given, a
+  /// `source` `ended` event with it, so a clean stop (SIGTERM) loses no fix that was
+  /// received. A failure to record them is reported in `failure`.
+  public func shutdown(reason: String? = nil) async {
+    let closed = await submit { engine in await engine.shutdownNow(reason: reason) } ?? []
+    for task in closed { await task.value }
+    continuation.finish()
+  }
+
+  // MARK: - Watches
+
+  /// Adds or replaces a standing watch (stored through the store): it starts with its
+  /// current result set and no events; a mission entering it later records one
+  /// `mission_nearby` event.
+  /// - Throws: The store's error (the watch is then not added).
+  public func addWatch(_ watch: Watch) async throws {
+    try await submitThrowing { engine in try await engine.addWatchNow(watch) }
+  }
+
+  /// Removes watch `id`; false when there was none.
+  /// - Throws: The store's error.
+  public func removeWatch(id: String) async throws -> Bool {
+    try await submitThrowing { engine in try await engine.removeWatchNow(id: id) }
+  }
+
+  /// Every watch, by id.
+  public func watches() -> [Watch] { state.watchBook.watches }
+
+  // MARK: - Pushed fixes
+
+  /// Hands pushed fixes of `worker` (phones, DESIGN §8) to its session, in fix-time order.
+  ///
+  /// Fixes of a worker with no tracked mission, or dated before its mission's start (when
+  /// this process started it), are dropped and counted `untracked`; duplicates and
+  /// out-of-order fixes are counted as DESIGN §2 says. An arrival is stamped with the time
+  /// of the fix inside.
+  /// - Throws: The store's error; tracking of `worker` then stops (another process's stop
+  ///   is not an error: the fixes count as `untracked`).
+  package func ingest(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
+    try await submitThrowing { engine in try await engine.ingestNow(fixes, worker: worker) }
+  }
+
+  // MARK: - Jobs
+
+  private func openNow() async throws {
+    guard changeToken == nil, !state.isShutDown else { return }
+    let all = try await store.changes(after: nil)
+    let watches = try await store.watches()
+    let resumes = try state.load(all.missions, watches: watches)
+    changeToken = all.token
+    try await run(resumes)
+    let interval = configuration.changePollInterval
+    watcher = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: interval)
+        guard let self, await self.pollChanges() else { return }
+      }
+    }
+  }
+
+  private func expireNow(at time: Date) async throws -> [String] {
+    let due = state.dueMissions(at: time)
+    for id in due { _ = try await performNow(.expire, on: id, worker: nil, at: time) }
     return due
   }
 
-  /// Waits until the current tracking session ends and says why; returns at once when no
-  /// session runs (with the reason the last one ended, or `.shutdown`).
-  public func waitUntilTrackingEnds() async -> TrackingEnd {
-    if session == nil { return lastEnd ?? .shutdown }
-    return await withCheckedContinuation { endWaiters.append($0) }
+  private func addWatchNow(_ watch: Watch) async throws {
+    try await store.saveWatch(watch)
+    state.addWatch(watch)
   }
 
-  /// Stops tracking without a lifecycle change (the mission stays active in the store, to
-  /// be resumed), stops watching the store, and ends `events`.
-  ///
-  /// The epoch the cleaner still holds back is published first, then, when `reason` is
-  /// given, a `source` `ended` event with it, so a clean stop (SIGTERM) loses no fix that
-  /// was received. A failure to record them is reported in `failure`.
-  public func shutdown(reason: String? = nil) async {
-    await acquire()
-    isShutDown = true
+  private func removeWatchNow(id: String) async throws -> Bool {
+    let stored = try await store.removeWatch(id: id)
+    let held = state.removeWatch(id: id)
+    return stored || held
+  }
+
+  private func performNow(
+    _ action: MissionAction, on id: String, worker: String?, at time: Date
+  ) async throws -> (MissionTransition?, [Task<Void, Never>]) {
+    try await run(try state.prepare(action, on: id, worker: worker, at: time))
+    guard let transition = try state.transition(action, on: id, worker: worker, at: time) else {
+      return (nil, takeClosedTasks())
+    }
+    try await run([.flush, .commit(transition)])
+    return (transition, takeClosedTasks())
+  }
+
+  /// Applies the store's changes since the last poll; false once shut down.
+  private func pollChanges() async -> Bool {
+    let closed = await submit { engine in await engine.pollNow() }
+    guard let closed = closed ?? nil else { return false }
+    for task in closed { await task.value }
+    return true
+  }
+
+  /// One poll of the store; nil once shut down, else the sources it closed.
+  private func pollNow() async -> [Task<Void, Never>]? {
+    guard !state.isShutDown else { return nil }
+    guard let token = changeToken else { return [] }
+    do {
+      let changes = try await store.changes(after: token)
+      changeToken = changes.token
+      try await run(state.apply(changes, now: clock.now()))
+    } catch {
+      // A busy or briefly unreadable store: the next poll tries again.
+    }
+    return takeClosedTasks()
+  }
+
+  private func ingestNow(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
+    let before = state.sessions[worker]?.pipeline.summary ?? CleaningSummary()
+    let (actions, processed, untracked) = state.ingest(fixes, worker: worker)
+    guard processed > 0 else {
+      return IngestCounts(processed: 0, untracked: untracked, before: before, after: before)
+    }
+    do {
+      try await run(actions)
+    } catch {
+      try? await run(state.failed(worker: worker, error: error, now: clock.now()))
+      if case TrackingError.changedElsewhere = error {
+        return IngestCounts(
+          processed: 0, untracked: fixes.count, before: before, after: before)
+      }
+      throw error
+    }
+    let after =
+      state.sessions[worker]?.pipeline.summary ?? state.lastSummaries[worker] ?? before
+    return IngestCounts(processed: processed, untracked: untracked, before: before, after: after)
+  }
+
+  /// A batch of `worker`'s source; false when the source should stop.
+  private func handleReports(_ batch: [SourceReport], worker: String, generation: Int) async
+    -> Bool
+  {
+    do {
+      try await run(state.reports(batch, worker: worker, generation: generation))
+    } catch {
+      try? await run(state.failed(worker: worker, error: error, now: clock.now()))
+      wakeEndedWaiters()
+    }
+    // This job runs on the source's own task, which must not await itself.
+    closedTasks.removeAll()
+    return state.isCurrent(worker: worker, generation: generation)
+  }
+
+  private func handleSourceEnd(worker: String, generation: Int, error: String?) async {
+    do {
+      try await run(
+        state.sourceEnded(worker: worker, generation: generation, error: error, now: clock.now()))
+    } catch {
+      try? await run(state.failed(worker: worker, error: error, now: clock.now()))
+      wakeEndedWaiters()
+    }
+    closedTasks.removeAll()
+  }
+
+  private func shutdownNow(reason: String?) async -> [Task<Void, Never>] {
     watcher?.cancel()
-    if let current = session {
+    let now = clock.now()
+    for worker in state.beginShutdown() {
       do {
-        try await finishPipeline()
-        if let reason, !current.endReported {
-          try await publish([
-            TrackingEvent(
-              time: session?.lastReportTime ?? clock.now(), missionID: current.missionID,
-              kind: .source(.ended, detail: reason))
-          ])
-        }
+        try await run(state.finishForShutdown(worker: worker, reason: reason, now: now))
       } catch {
-        failure = failure ?? "\(error)"
+        state.noteFailure(error)
       }
     }
     do {
@@ -283,364 +435,126 @@ public actor MissionEngine {
     } catch TrackingError.changedElsewhere {
       // Another process stopped the mission: what it did not see is not recorded, by design.
     } catch {
-      failure = failure ?? "\(error)"
+      state.noteFailure(error)
     }
-    let task = endSession(.shutdown)
-    release()
-    await task?.value
-    continuation.finish()
+    try? await run(state.endAllSessions(.shutdown))
+    wakeEndedWaiters()
+    return takeClosedTasks()
   }
 
-  // MARK: - Transitions
+  // MARK: - Executing actions
 
-  private func transition(
-    _ action: MissionAction, on id: String, worker: String? = nil, at time: Date
-  ) async throws -> (transition: MissionTransition?, stopped: Task<Void, Never>?) {
-    guard let lifecycle = lifecycles[id] else { throw TrackingError.unknownMission(id) }
-    guard var transition = try lifecycle.transition(for: action, at: time, worker: worker) else {
-      return (nil, nil)
-    }
-    if transition.to.isTracking && !transition.from.isTracking,
-      let active = trackingIDs.first(where: { $0 != id })
-    {
-      throw TrackingError.workerBusy(
-        workerID: lifecycle.mission.workerID ?? Worker.localID, tracked: active, requested: id)
-    }
-    if transition.from.isTracking && !transition.to.isTracking, session?.missionID == id {
-      // The held-back epoch and the rejection summary belong to the session: publish them
-      // before the transition that ends it (they may make the mission arrive first).
-      try await finishPipeline()
-      guard let updated = try lifecycles[id]?.transition(for: action, at: time) else {
-        return (nil, nil)
-      }
-      transition = updated
-    }
-    try await store.flush()
-    try await store.commit(transition)
-    guard var changed = lifecycles[id] else { return (nil, nil) }
-    var stopped: Task<Void, Never>?
-    var start = false
-    for effect in changed.commit(transition) {
-      switch effect {
-      case .startTracking: start = true
-      case .stopTracking where session?.missionID == id:
-        stopped = endSession(.missionStopped(transition.to))
-      case .stopTracking: break  // a mission whose source already ended
-      case .emit(let event): continuation.yield([event])
+  /// Executes `actions` in order; a commit's effects (`EngineState.committed`) run at once,
+  /// before the actions after it. Stops at the first error, which it throws.
+  private func run(_ actions: [EngineAction]) async throws {
+    for action in actions {
+      switch action {
+      case .flush:
+        try await store.flush()
+      case .commit(let transition):
+        try await store.commit(transition)
+        try await run(state.committed(transition))
+      case .record(let batch):
+        try await store.record(batch)
+        continuation.yield(batch.events)
+      case .recordEvents(let events):
+        try await store.recordEvents(events)
+        continuation.yield(events)
+      case .publish(let events):
+        continuation.yield(events)
+      case .openSource(let worker, let generation):
+        openSource(of: worker, generation: generation)
+      case .closeSource(let worker):
+        if let task = sourceTasks.removeValue(forKey: worker) {
+          task.cancel()
+          closedTasks.append(task)
+        }
+      case .resume(_, let missionID):
+        let resume = try await store.resumePoint(ofMission: missionID)
+        try await run(state.startSession(missionID: missionID, resume: resume, startTime: nil))
+      case .endTracking(let worker, let end):
+        for waiter in endWaiters.removeValue(forKey: worker) ?? [] { waiter.resume(returning: end) }
       }
     }
-    setMission(changed.mission, lifecycle: changed)
-    if start { try await startSession(changed.mission, resume: nil) }
-    return (transition, stopped)
   }
 
-  /// Replaces mission `mission.id` (nil lifecycle: removes it) and keeps the tracking set
-  /// and the directory in step: the one place where the engine's view of a mission changes.
-  private func setMission(_ mission: Mission, lifecycle: MissionLifecycle?) {
-    keepMission(mission, lifecycle: lifecycle)
-    directory.set(lifecycle?.mission, id: mission.id)
-  }
-
-  /// `setMission` but for the directory, which the caller updates (`apply` does so once
-  /// for all of another process's changes).
-  private func keepMission(_ mission: Mission, lifecycle: MissionLifecycle?) {
-    lifecycles[mission.id] = lifecycle
-    if lifecycle?.state.isTracking == true {
-      trackingIDs.insert(mission.id)
-    } else {
-      trackingIDs.remove(mission.id)
-    }
-    if lifecycle?.mission.deadline != nil {
-      deadlineIDs.insert(mission.id)
-    } else {
-      deadlineIDs.remove(mission.id)
-    }
-    // Fences of other missions changed: query them again at the next fix.
-    if session != nil && session?.missionID != mission.id { session?.lastQueryPoint = nil }
-  }
-
-  // MARK: - Other processes
-
-  /// Applies the store's changes since the last poll; false once shut down.
-  private func pollChanges() async -> Bool {
-    await acquire()
-    guard !isShutDown, let token = changeToken else {
-      release()
-      return !isShutDown
-    }
-    var stopped: Task<Void, Never>?
-    do {
-      let changes = try await store.changes(after: token)
-      changeToken = changes.token
-      stopped = try await apply(changes)
-    } catch {
-      // A busy or briefly unreadable store: the next poll tries again.
-    }
-    release()
-    await stopped?.value
-    return true
-  }
-
-  private func apply(_ changes: MissionChanges) async throws -> Task<Void, Never>? {
-    var stopped: Task<Void, Never>?
-    var started: Mission?
-    // The directory takes all of them at once: a reader (a nearby query) sees none of an
-    // import or all of it, never the part applied so far.
-    var published: [(id: String, mission: Mission?)] = []
-    for mission in changes.missions {
-      let old = lifecycles[mission.id]?.mission
-      if old == mission { continue }
-      keepMission(mission, lifecycle: MissionLifecycle(mission: mission))
-      published.append((mission.id, mission))
-      if session?.missionID == mission.id, !mission.state.isTracking {
-        stopped = endSession(.missionStopped(mission.state))
-      } else if mission.state.isTracking, old.map({ !$0.state.isTracking }) ?? true {
-        started = mission
-      }
-    }
-    for id in changes.removedIDs {
-      guard let old = lifecycles[id]?.mission else { continue }
-      keepMission(old, lifecycle: nil)
-      published.append((id, nil))
-      if session?.missionID == id { stopped = endSession(.missionRemoved) }
-    }
-    if !published.isEmpty {
-      directory.set(published) { lifecycles.values.map(\.mission) }
-    }
-    if let started, session == nil, !isShutDown {
-      // Made active by another process (a `missions start` beside a running service).
-      try await startSession(started, resume: try await store.resumePoint(ofMission: started.id))
-    }
-    return stopped
-  }
-
-  // MARK: - Sessions
-
-  private func startSession(_ mission: Mission, resume: TrackingPipeline.Resume?) async throws {
-    generation += 1
-    lastEnd = nil
-    var pipeline = TrackingPipeline(
-      mission: mission, configuration: configuration.pipeline, resume: resume)
-    if configuration.evaluatesOtherFences, let resume {
-      // Fences the worker was inside when tracking stopped, wherever the worker is now, so
-      // that they can still exit and are never entered twice.
-      let inside = resume.fenceStates.filter { $0.value.isInside && $0.key != mission.id }
-      pipeline.replaceNearbyFences(
-        inside.keys.sorted().compactMap { lifecycles[$0].map { Geofence(mission: $0.mission) } })
-    }
-    session = Session(missionID: mission.id, generation: generation, pipeline: pipeline)
-    // Opened here, on the actor, so that the source runs when the caller returns.
+  /// Opens `worker`'s source, if this process has one; its batches become jobs.
+  private func openSource(of worker: String, generation: Int) {
+    guard let source = sources(worker) else { return }
+    sourceTasks.removeValue(forKey: worker)?.cancel()
+    // Opened here, on the actor, so that the source runs when the caller's job returns.
     let batches = source.reportBatches()
-    let generation = self.generation
-    session?.task = Task { [weak self] in
+    sourceTasks[worker] = Task { [weak self] in
       do {
         for try await batch in batches {
-          guard let self, await self.handle(batch, generation: generation) else { break }
+          guard let self,
+            await self.submit({ engine in
+              await engine.handleReports(batch, worker: worker, generation: generation)
+            }) == true
+          else { break }
         }
-        await self?.sourceEnded(generation: generation, error: nil)
+        _ = await self?.submit { engine in
+          await engine.handleSourceEnd(worker: worker, generation: generation, error: nil)
+        }
       } catch {
-        await self?.sourceEnded(generation: generation, error: error)
-      }
-    }
-  }
-
-  /// Ends the session (the source's iteration is cancelled) and wakes whoever waits for it;
-  /// returns the source's task for the caller to await outside the lock.
-  private func endSession(_ end: TrackingEnd) -> Task<Void, Never>? {
-    guard let current = session else { return nil }
-    lastSummary = current.pipeline.summary
-    endedSummary.add(current.pipeline.summary)
-    session = nil
-    lastEnd = end
-    current.task?.cancel()
-    let waiting = endWaiters
-    endWaiters = []
-    for waiter in waiting { waiter.resume(returning: end) }
-    return current.task
-  }
-
-  /// Empties `scratch` for the next events, keeping its capacity also when its buffer went
-  /// out with the last events (to the store and the consumer): a fresh empty array would
-  /// grow again by doubling, copying each batch's events several times.
-  private func clearScratch() {
-    let capacity = scratch.capacity
-    scratch.removeAll(keepingCapacity: true)
-    if scratch.capacity < capacity { scratch.reserveCapacity(capacity) }
-  }
-
-  private func finishPipeline() async throws {
-    guard var current = session, !current.finished else { return }
-    clearScratch()
-    current.pipeline.finish(into: &scratch)
-    current.finished = true
-    session = current
-    try await publish(scratch)
-  }
-
-  // MARK: - Reports
-
-  /// Processes a batch of reports; false when the session is gone and the iteration should
-  /// end. The events are recorded and published together, except that the first enter of
-  /// the mission's own fence is published (and the mission arrives) before the next report
-  /// is processed.
-  private func handle(_ batch: [SourceReport], generation: Int) async -> Bool {
-    await acquire()
-    defer { release() }
-    guard var current = session, current.generation == generation, !current.finished else {
-      return false
-    }
-    clearScratch()
-    var mayArrive = lifecycles[current.missionID]?.state == .active
-    for report in batch {
-      let before = scratch.count
-      switch report {
-      case .fix(let fix):
-        // Invalid reports (no fix, (0, 0)) never move the neighbourhood.
-        if configuration.evaluatesOtherFences, FixCleaner.invalidity(of: fix) == nil {
-          let point = fix.coordinate
-          let refresh = configuration.nearbyRefreshMeters
-          // The bound (no trigonometry) settles the common case: it never understates.
-          let moved = current.lastQueryPoint.map {
-            $0.distanceUpperBound(to: point, cosLatitude: 1) > refresh
-              && $0.distance(to: point) > refresh
-          }
-          if moved ?? true {
-            current.pipeline.replaceNearbyFences(
-              otherFences(near: point, excluding: current.missionID))
-            current.lastQueryPoint = point
-          }
+        let text = "\(error)"
+        _ = await self?.submit { engine in
+          await engine.handleSourceEnd(worker: worker, generation: generation, error: text)
         }
-        current.pipeline.process(fix, into: &scratch)
-        current.lastReportTime = fix.time
-      case .status(let status):
-        if status.kind == .ended { current.endReported = true }
-        scratch.append(
-          TrackingEvent(
-            time: current.lastReportTime ?? status.time, missionID: current.missionID,
-            kind: .source(status.kind, detail: status.detail)))
-      }
-      guard mayArrive, scratch[before...].contains(where: isOwnEnter) else { continue }
-      mayArrive = false
-      session = current
-      guard await publishOrFail(scratch), let updated = session, updated.generation == generation
-      else { return false }
-      current = updated
-      clearScratch()
-    }
-    session = current
-    return await publishOrFail(scratch) && session?.generation == generation
-  }
-
-  /// `publish(events)`; on an error tracking stops (`fail`) and the result is false.
-  private func publishOrFail(_ events: [TrackingEvent]) async -> Bool {
-    do {
-      try await publish(events)
-      return true
-    } catch {
-      fail(error)
-      return false
-    }
-  }
-
-  /// Whether `event` enters the tracked mission's own fence.
-  private func isOwnEnter(_ event: TrackingEvent) -> Bool {
-    if case .enter(let fence, _, _) = event.kind { return fence == event.missionID }
-    return false
-  }
-
-  private func otherFences(near point: Coordinate, excluding id: String) -> [Geofence] {
-    let matches =
-      (try? directory.missions(
-        within: configuration.nearbyRadiusMeters, of: point, where: { !$0.isFinal })) ?? []
-    return matches.compactMap { match, mission in
-      match.id == id ? nil : Geofence(mission: mission)
-    }
-  }
-
-  private func sourceEnded(generation: Int, error: (any Error)?) async {
-    await acquire()
-    defer { release() }
-    guard let current = session, current.generation == generation else { return }
-    do {
-      try await finishPipeline()
-      let time = session?.lastReportTime ?? clock.now()
-      if let error {
-        try await publish([
-          TrackingEvent(
-            time: time, missionID: current.missionID,
-            kind: .source(.disconnected, detail: "\(error)"))
-        ])
-      } else if !current.endReported {
-        try await publish([
-          TrackingEvent(time: time, missionID: current.missionID, kind: .source(.ended, detail: ""))
-        ])
-      }
-      try await store.flush()
-      if let error { failure = "\(error)" }
-      _ = endSession(error.map { .failed("\($0)") } ?? .sourceEnded)
-    } catch {
-      fail(error)
-    }
-  }
-
-  /// Records `events`, then publishes them; the first enter of the tracked mission's own
-  /// fence then makes it arrive, at that fix's time.
-  private func publish(_ events: [TrackingEvent]) async throws {
-    guard !events.isEmpty, let current = session else { return }
-    var states: [String: FenceState] = [:]
-    for event in events {
-      if let fence = event.fenceID, let state = current.pipeline.geofence.state(of: fence) {
-        states[fence] = state
-      }
-    }
-    try await store.record(
-      TrackingBatch(
-        missionID: current.missionID, events: events, fenceStates: states,
-        travelledMeters: current.pipeline.travelledMeters))
-    continuation.yield(events)
-    guard lifecycles[current.missionID]?.state == .active else { return }
-    for event in events {
-      if case .enter(let fence, _, _) = event.kind, fence == current.missionID {
-        _ = try await transition(.arrive, on: current.missionID, at: event.time)
-        return
       }
     }
   }
 
-  /// Tracking stops because the store or the source failed; another process's stop
-  /// (`changedElsewhere`) is a stop, not a failure.
-  private func fail(_ error: any Error) {
-    if case TrackingError.changedElsewhere(let id, let state) = error,
-      let mission = lifecycles[id]?.mission
-    {
-      var changed = mission
-      changed.state = state
-      setMission(changed, lifecycle: MissionLifecycle(mission: changed))
-      _ = endSession(state.isTracking ? .failed("\(error)") : .missionStopped(state))
-      return
+  /// Wakes the waiters of workers whose session ended on a path that stopped early (a
+  /// failure after the session was taken down).
+  private func wakeEndedWaiters() {
+    for worker in endWaiters.keys where state.sessions[worker] == nil {
+      let end = state.lastEnds[worker] ?? .shutdown
+      for waiter in endWaiters.removeValue(forKey: worker) ?? [] { waiter.resume(returning: end) }
     }
-    failure = "\(error)"
-    if let current = session {
-      continuation.yield([
-        TrackingEvent(
-          time: current.lastReportTime ?? clock.now(), missionID: current.missionID,
-          kind: .source(.disconnected, detail: "tracking stopped: \(error)"))
-      ])
-    }
-    _ = endSession(.failed("\(error)"))
   }
 
-  // MARK: - Serialization
-
-  private func acquire() async {
-    if !busy {
-      busy = true
-      return
-    }
-    await withCheckedContinuation { waiters.append($0) }
+  private func takeClosedTasks() -> [Task<Void, Never>] {
+    defer { closedTasks.removeAll() }
+    return closedTasks
   }
 
-  private func release() {
-    if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+  // MARK: - The mailbox
+
+  /// Runs `body` as a job in the mailbox, after every job submitted before it, and returns
+  /// its result (nil when the mailbox has ended).
+  private func submit<T: Sendable>(
+    _ body: @escaping @Sendable (MissionEngine) async -> T
+  ) async -> T? {
+    startConsumer()
+    return await withCheckedContinuation { (reply: CheckedContinuation<T?, Never>) in
+      let job: Job = { [weak self] in
+        guard let self else { return reply.resume(returning: nil) }
+        reply.resume(returning: await body(self))
+      }
+      if case .terminated = mailbox.yield(job) { reply.resume(returning: nil) }
+    }
+  }
+
+  /// `submit` for a body that throws.
+  private func submitThrowing<T: Sendable>(
+    _ body: @escaping @Sendable (MissionEngine) async throws -> T
+  ) async throws -> T {
+    let result = await submit { engine -> Result<T, any Error> in
+      do { return .success(try await body(engine)) } catch { return .failure(error) }
+    }
+    guard let result else { throw CancellationError() }
+    return try result.get()
+  }
+
+  /// Starts the one task that runs the jobs, in order, each to its end.
+  private func startConsumer() {
+    guard consumer == nil else { return }
+    let jobs = self.jobs
+    // Detached: it holds no reference to the engine (the jobs hold it weakly), so the
+    // engine can go away, and its `deinit` ends the mailbox and this loop.
+    consumer = Task.detached {
+      for await job in jobs { await job() }
+    }
   }
 }

@@ -27,12 +27,21 @@ package struct MissionLifecycle: Sendable, Hashable {
   /// The transition `action` would take at `time`, without taking it: nil when idempotent.
   ///
   /// - Parameter worker: The accepting worker for `accept` (default `Worker.localID`);
-  ///   ignored for every other action, which keeps the mission's worker.
+  ///   ignored for every other action, which keeps the mission's worker. Accepting an
+  ///   accepted mission again is idempotent without a worker or with its own; with another
+  ///   worker it is illegal.
   /// - Throws: `TrackingError.illegalTransition` naming mission, state and action.
   package func transition(for action: MissionAction, at time: Date, worker: String? = nil)
     throws(TrackingError) -> MissionTransition?
   {
     guard let target = action.target(from: mission.state) else {
+      throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
+    }
+    if action == .accept, mission.state == .accepted, let worker,
+      worker != (mission.workerID ?? Worker.localID)
+    {
+      // Accepted by another worker: taking it over is not an accept (the mission keeps the
+      // worker who accepted it for its history).
       throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
     }
     if target == mission.state { return nil }

@@ -121,7 +121,9 @@ func waitUntil(
     other.id = "m2"
     let engine = try await Self.engine([Self.target, other], source: source)
     try await engine.perform(.start, on: "m1", at: .t(0))
-    await #expect(throws: TrackingError.workerBusy(workerID: "local", tracked: "m1", requested: "m2")) {
+    await #expect(
+      throws: TrackingError.workerBusy(workerID: "local", tracked: "m1", requested: "m2")
+    ) {
       try await engine.perform(.start, on: "m2", at: .t(1))
     }
     #expect(await engine.mission("m2")?.state == .accepted)
@@ -385,7 +387,9 @@ func waitUntil(
     // Stamped with the latest fix time, so events stay in fix-time order; the fix itself is
     // released when its epoch is complete (here: at the end of the source).
     #expect(
-      lines[2].contains(#""time":"2026-05-04T10:00:01.000Z","mission_id":"m1","status":"no_fix""#))
+      lines[2].contains(
+        #""time":"2026-05-04T10:00:01.000Z","mission_id":"m1","worker_id":"local","status":"no_fix""#
+      ))
     #expect(
       lines[3].hasPrefix(#"{"type":"fix","time":"2026-05-04T10:00:01.000Z","mission_id":"m1""#))
     #expect(lines[3].contains(#""distance_m":"#))

@@ -33,12 +33,17 @@ import Testing
     if let target = Self.moves[state]?[action] {
       let effects = try lifecycle.apply(action, at: time)
       #expect(lifecycle.state == target)
+      // An accept records its worker (`local` when none is named); other actions keep the
+      // mission's (none here).
+      let worker = action == .accept ? Worker.localID : nil
       #expect(
         lifecycle.transitions == [
-          MissionTransition(missionID: "m1", action: action, from: state, to: target, time: time)
+          MissionTransition(
+            missionID: "m1", action: action, from: state, to: target, time: time, workerID: worker)
         ])
       let event = LifecycleEffect.emit(
-        TrackingEvent(time: time, missionID: "m1", kind: .state(from: state, to: target)))
+        TrackingEvent(
+          time: time, missionID: "m1", workerID: worker, kind: .state(from: state, to: target)))
       if !state.isTracking && target.isTracking {
         #expect(effects == [event, .startTracking])
       } else if state.isTracking && !target.isTracking {

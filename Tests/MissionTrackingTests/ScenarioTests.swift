@@ -116,7 +116,12 @@ import TextRules
     async throws
   {
     let trace = try ScenarioTrace(name)
-    let (_, pipelineEvents) = try Self.run(trace)
+    // The engine's events carry the tracked worker, the pipeline's none.
+    let pipelineEvents = try Self.run(trace).1.map {
+      var event = $0
+      event.workerID = Worker.localID
+      return event
+    }
     var mission = trace.missions[0]
     mission.state = .accepted
     let engine = MissionEngine(
