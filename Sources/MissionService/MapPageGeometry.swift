@@ -10,10 +10,25 @@ import TextRules
 /// mission's fence and exit ring (`Geofence`), the scale bar (`ScaleBar`), the delivered track
 /// and the listed missions.
 ///
-/// The map is centred on the focus mission's point, else on the first listed mission. With a
-/// focus mission it fits the fence's exit ring with some land around it (as the report) and
-/// the track; without one, every listed mission's fence.
+/// The map is centred on the focus mission's point, else on the first tracked worker's
+/// mission, else on the first listed mission. It fits the focus mission's exit ring and every
+/// tracked worker's mission's exit ring with some land around them (as the report), and their
+/// tracks; with none of them, every listed mission's fence.
 struct MapPageGeometry {
+  /// A worker with a tracked mission (DESIGN §7), drawn with its mission's fence and its
+  /// delivered track.
+  struct TrackedWorker {
+    /// The worker's id and name.
+    var id: String
+    var name: String?
+    /// The tracked mission.
+    var mission: Mission
+    /// Its delivered track, oldest first.
+    var track: [Fix]
+    /// The fence's state as the engine holds it (nil: none yet).
+    var fence: FenceState?
+  }
+
   /// Pixels left free on every side of what is fitted (the page's map has its controls there).
   static let paddingPixels = 56.0
   /// The longest scale bar, pixels.
@@ -27,13 +42,15 @@ struct MapPageGeometry {
   private let track: [Fix]
   private let missions: [Mission]
   private let listCenter: Coordinate?
+  private let workers: [TrackedWorker]
 
   /// The geometry of a map of `width` × `height` pixels showing `focus` (its fence and
   /// `track`) and `missions`; `listCenter` is where the page's list of missions was asked
-  /// around, for the worker's distance from it.
+  /// around, for the worker's distance from it; `workers` are the workers with a tracked
+  /// mission.
   init(
     width: Double, height: Double, focus: Mission?, track: [Fix], missions: [Mission],
-    listCenter: Coordinate?
+    listCenter: Coordinate?, workers: [TrackedWorker] = []
   ) {
     self.width = width
     self.height = height
@@ -41,7 +58,8 @@ struct MapPageGeometry {
     self.track = track
     self.missions = missions
     self.listCenter = listCenter
-    center = focus?.coordinate ?? missions.first?.coordinate
+    self.workers = workers
+    center = focus?.coordinate ?? workers.first?.mission.coordinate ?? missions.first?.coordinate
   }
 
   /// The geometry as one JSON object: `center` (null when there is nothing to draw), then
@@ -49,8 +67,11 @@ struct MapPageGeometry {
   /// `fence` (with a focus: `mission`, `radius_m`, `exit_radius_m`, `radius_px`,
   /// `exit_radius_px`), `track` (`x`, `y` and `t`, milliseconds since 1970, of each fix;
   /// points to 0.01 px),
-  /// `worker` (the last fix: `lat`, `lon`, `time`, `x`, `y`, and `from_list_center_m`) and
-  /// `missions` (`id`, `x`, `y`, `radius_px`).
+  /// `worker` (the last fix: `lat`, `lon`, `time`, `x`, `y`, and `from_list_center_m`),
+  /// `missions` (`id`, `x`, `y`, `radius_px`) and `workers` (each tracked worker: `id`,
+  /// `name`, `mission`, `fence` (`inside`, `outside`, `unknown`), `distance_m` from its last
+  /// fix to its mission (null before one), `fence_x`, `fence_y`, `radius_px`,
+  /// `exit_radius_px`, `track` as above and `position`, its last fix as `worker`, or null).
   var json: String {
     var body = JSONObjectWriter()
     guard let center else {
@@ -59,7 +80,8 @@ struct MapPageGeometry {
     }
     let projection = LocalProjection(center: center)
     let plane = track.map { projection.project($0.coordinate) }
-    let frame = fitted(projection: projection, plane: plane)
+    let workerPlanes = workers.map { $0.track.map { projection.project($0.coordinate) } }
+    let frame = fitted(projection: projection, plane: plane + workerPlanes.joined())
     let scale = frame.pixelsPerMeter
     body.addRaw("center", json: Self.coordinateJSON(center))
     body.add("px_per_m", scale)
@@ -106,15 +128,62 @@ struct MapPageGeometry {
       return object.result
     }
     body.addRaw("missions", json: "[" + shown.joined(separator: ",") + "]")
+    let tracked = zip(workers, workerPlanes).map { worker, plane in
+      workerJSON(worker, plane: plane, projection: projection, frame: frame)
+    }
+    body.addRaw("workers", json: "[" + tracked.joined(separator: ",") + "]")
     return body.result
   }
 
-  /// The frame that fits the focus fence's exit ring (else every mission's fence), with the
-  /// report's land around it, and the track into the map.
+  private func workerJSON(
+    _ worker: TrackedWorker, plane: [PlanePoint], projection: LocalProjection, frame: MapFrame
+  ) -> String {
+    let scale = frame.pixelsPerMeter
+    let fence = Geofence(mission: worker.mission)
+    var json = JSONObjectWriter()
+    json.add("id", worker.id)
+    if let name = worker.name { json.add("name", name) } else { json.addRaw("name", json: "null") }
+    json.add("mission", worker.mission.id)
+    json.add("fence", FenceState.position(worker.fence, trackFixes: worker.track.count))
+    if let last = worker.track.last {
+      json.add("distance_m", last.coordinate.distance(to: worker.mission.coordinate))
+    } else {
+      json.addRaw("distance_m", json: "null")
+    }
+    let middle = frame.page(projection.project(worker.mission.coordinate))
+    json.add("fence_x", (middle.x * 100).rounded() / 100)
+    json.add("fence_y", (middle.y * 100).rounded() / 100)
+    json.add("radius_px", fence.radiusMeters * scale)
+    json.add("exit_radius_px", fence.exitDistanceMeters * scale)
+    let points = zip(worker.track, plane).map { fix, point in
+      var object = JSONObjectWriter()
+      Self.add(frame.page(point), to: &object)
+      object.add("t", (fix.time.timeIntervalSince1970 * 1000).rounded())
+      return object.result
+    }
+    json.addRaw("track", json: "[" + points.joined(separator: ",") + "]")
+    if let last = worker.track.last, let point = plane.last {
+      var position = JSONObjectWriter()
+      position.add("lat", last.coordinate.latitude)
+      position.add("lon", last.coordinate.longitude)
+      position.add("time", UTCTime.format(last.time))
+      Self.add(frame.page(point), to: &position)
+      json.addRaw("position", json: position.result)
+    } else {
+      json.addRaw("position", json: "null")
+    }
+    return json.result
+  }
+
+  /// The frame that fits the focus fence's exit ring and the tracked workers' (else every
+  /// mission's fence), with the report's land around them, and the tracks into the map.
   private func fitted(projection: LocalProjection, plane: [PlanePoint]) -> MapFrame {
+    let rings = ([focus].compactMap { $0 } + workers.map(\.mission)).map {
+      (projection.project($0.coordinate), Geofence(mission: $0).exitDistanceMeters)
+    }
     let fences =
-      focus.map { [(projection.project($0.coordinate), Geofence(mission: $0).exitDistanceMeters)] }
-      ?? missions.map { (projection.project($0.coordinate), $0.geofenceRadiusMeters) }
+      rings.isEmpty
+      ? missions.map { (projection.project($0.coordinate), $0.geofenceRadiusMeters) } : rings
     return MapFrame(
       left: 0, top: 0, width: width, height: height, fences: fences, points: plane,
       paddingPixels: Self.paddingPixels)

@@ -171,13 +171,17 @@ extension MissionService {
     return .json(body.result)
   }
 
-  /// `POST /v1/missions/{id}/ACTION`: one transition.
+  /// `POST /v1/missions/{id}/ACTION`: one transition. An accept may name its worker,
+  /// `{"worker_id":"W"}` (DESIGN §7; `local` without one, 422 for an unknown worker).
   func perform(_ action: MissionAction, _ request: HTTPRequest) throws -> HTTPResponse {
     let engine = self.engine
     let normalized = MissionID.normalized(request.parameter("id"))
+    let worker = action == .accept ? try Self.acceptingWorker(request.body) : nil
     // The state is read before another write can change it, so that it is this action's.
     let (transition, state) = try writes.withLock {
-      let transition = try AsyncBridge.wait { try await engine.apply(action, on: normalized) }
+      let transition = try AsyncBridge.wait {
+        try await engine.apply(action, on: normalized, worker: worker)
+      }
       return (transition, engine.directory.mission(normalized)?.state ?? transition?.to ?? .open)
     }
     var body = JSONObjectWriter()
@@ -188,6 +192,15 @@ extension MissionService {
     }
     body.add("state", state.rawValue)
     return .json(body.result)
+  }
+
+  /// The worker an accept's optional body `{"worker_id":"W"}` names, nil for none.
+  /// - Throws: 400 for a body that is not one JSON object, 422 for another member or a
+  ///   `worker_id` that is not an id.
+  private static func acceptingWorker(_ bytes: [UInt8]) throws(ServiceError) -> String? {
+    let body = try CommandBody(bytes, known: ["worker_id"], optional: true)
+    guard let text = try body.string("worker_id") else { return nil }
+    return try CommandBody.identifier(text, of: "worker_id")
   }
 
   /// Makes the engine take in what the store now holds before the response goes out.

@@ -15,7 +15,7 @@ package final class MissionService: @unchecked Sendable {
   let database: MissionDatabase
   let engine: MissionEngine
   let configuration: ServiceConfiguration
-  let monitor = ServiceMonitor()
+  let monitor: ServiceMonitor
   let hub: EventHub
   /// The server threads' polls between back-to-back requests (counted in `/metrics`).
   let idlePoll: IdlePoll
@@ -35,6 +35,7 @@ package final class MissionService: @unchecked Sendable {
     self.database = database
     self.engine = engine
     self.configuration = configuration
+    monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
     hub = EventHub(database: database, keepaliveInterval: configuration.keepaliveSeconds)
     idlePoll = IdlePoll(window: configuration.limits.idlePoll)
   }
@@ -142,12 +143,14 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
-      case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
+      case .invalidMissionFile, .unreadableFile, .invalidWorker, .invalidWatch:
+        return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
       case .duplicateMission, .missionTracked, .trackingLeaseHeld, .secondTrackedMission,
-        .trackedMissionRemoval:
+        .trackedMissionRemoval, .deviceTaken, .workerTracking:
         // A write that conflicts with the stored state (an import that would make a second
-        // mission active, a removal of the tracked one, …).
+        // mission of a worker active, a removal of the tracked one, a device another worker
+        // has, the removal of a worker that tracks a mission, …).
         return .conflict(oneLine("\(error)"))
       case .busy, .readOnly, .full, .interrupted:
         // The database cannot take writes now (an interrupted write: the service is stopping).

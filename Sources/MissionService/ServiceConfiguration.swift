@@ -1,3 +1,5 @@
+import MissionTracking
+
 /// Settings of `MissionService`: where it listens, who may call it, its limits.
 package struct ServiceConfiguration: Sendable {
   /// The address to listen on (numeric IPv4 or IPv6; default loopback).
@@ -17,6 +19,10 @@ package struct ServiceConfiguration: Sendable {
   /// What `/v1/status` calls the source (`gpsd`, `nmea`, `replay`) and its address.
   package var sourceKind = "none"
   package var sourceDetail = ""
+  /// The worker the configured source feeds (`serve --worker W`, default `local`): its
+  /// tracked mission gates the source, and `/v1/status`, `/healthz` and the source metrics
+  /// describe it.
+  package var sourceWorker = Worker.localID
   /// The version `/v1/status` reports.
   package var version = "0"
 

@@ -2,7 +2,8 @@ import Foundation
 import MissionTracking
 
 /// What the service has seen, for `/v1/status`, `/healthz` and `/metrics`: requests by
-/// status, events by type, the source's state and the last fix. Thread-safe.
+/// status, events by type, and the state and last fix of the source this process has (the
+/// source of worker `sourceWorker`). Thread-safe.
 final class ServiceMonitor: @unchecked Sendable {
   /// The source as the engine's events last described it.
   struct SourceView: Sendable {
@@ -18,10 +19,16 @@ final class ServiceMonitor: @unchecked Sendable {
   }
 
   let started = Date()
+  /// The worker whose events describe the source: another worker's mission leaving the
+  /// tracking states says nothing about it.
+  let sourceWorker: String
   private let lock = NSLock()
   private var requests: [Int: Int] = [:]
   private var events: [String: Int] = [:]
   private var source = SourceView()
+
+  /// A monitor of the source that feeds `sourceWorker`.
+  init(sourceWorker: String = Worker.localID) { self.sourceWorker = sourceWorker }
 
   /// Counts one answered request.
   func noteRequest(status: Int) { lock.withLock { requests[status, default: 0] += 1 } }
@@ -30,6 +37,7 @@ final class ServiceMonitor: @unchecked Sendable {
   func note(_ event: TrackingEvent, now: Date = Date()) {
     lock.withLock {
       events[event.type, default: 0] += 1
+      guard (event.workerID ?? Worker.localID) == sourceWorker else { return }
       switch event.kind {
       case .fix(let fix, _, _):
         source.lastFixTime = fix.time

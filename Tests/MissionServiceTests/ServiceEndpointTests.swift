@@ -533,8 +533,8 @@ struct ServiceEndpointTests {
           "id,lat,lon,state\nsig-new,59.6,17.7,open\nsig-two,59.6,17.7,active\n"), 409)
       #expect(
         secondTracked.hasSuffix(
-          ":3: field 'state' = 'active': only one mission can be active or arrived at a time, "
-            + "and mission 'sig-101' already is (nothing imported)"), "\(secondTracked)")
+          ":3: field 'state' = 'active': worker 'local' already tracks mission 'sig-101' "
+            + "(one active or arrived mission per worker; nothing imported)"), "\(secondTracked)")
       ServiceCheck.error(try await server.request("GET", "/v1/missions/sig-new"), 404)
 
       let submitted = try await server.request("POST", "/v1/missions/sig-101/submit")
