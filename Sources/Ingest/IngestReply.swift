@@ -35,13 +35,13 @@ package struct IngestReply: Sendable, Hashable {
   ) {
     status = 200
     switch protocolName {
-    case .ownTracks:
+    case .owntracks:
       contentType = "application/json"
       body = Array(Self.ownTracksBody(tracked: tracked).utf8)
     case .overland:
       contentType = "application/json"
       body = Array(Self.overlandBody(tracked: tracked).utf8)
-    case .osmAnd:
+    case .osmand, .gpslogger:
       contentType = nil
       body = []
     case .native:

@@ -38,7 +38,7 @@ package enum OsmAndDecoder {
     var longitude: String?
     func number(_ name: String, _ text: String) throws(IngestError) -> Double {
       guard let value = Double(decimalText: text) else {
-        throw .malformed(.osmAnd, "\(name) '\(text)' is not a decimal number")
+        throw .malformed(.osmand, "\(name) '\(text)' is not a decimal number")
       }
       return value
     }
@@ -51,7 +51,7 @@ package enum OsmAndDecoder {
       case "location":
         let parts = value.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-          throw .malformed(.osmAnd, "location '\(value)' is not lat,lon")
+          throw .malformed(.osmand, "location '\(value)' is not lat,lon")
         }
         (latitude, longitude) = (String(parts[0]), String(parts[1]))
       case "speed":
@@ -62,22 +62,22 @@ package enum OsmAndDecoder {
       default: break
       }
     }
-    guard let deviceID else { throw .malformed(.osmAnd, "no device: send id or deviceid") }
+    guard let deviceID else { throw .malformed(.osmand, "no device: send id or deviceid") }
     let identity = IngestIdentity.device(
-      try IngestIdentity.checkedID(deviceID, field: "id", .osmAnd))
+      try IngestIdentity.checkedID(deviceID, field: "id", .osmand))
     let secret = request.presentedSecret
     guard latitude != nil || longitude != nil else {
-      return IngestBatch(protocolName: .osmAnd, identity: identity, secret: secret, ignored: 1)
+      return IngestBatch(protocolName: .osmand, identity: identity, secret: secret, ignored: 1)
     }
     guard let latitude, let longitude else {
-      throw .malformed(.osmAnd, "lat and lon must come together")
+      throw .malformed(.osmand, "lat and lon must come together")
     }
     fields.latitude = try number("lat", latitude)
     fields.longitude = try number("lon", longitude)
     if let timestamp {
       guard let time = IngestTime.osmAnd(timestamp) else {
         throw .malformed(
-          .osmAnd,
+          .osmand,
           "timestamp '\(timestamp)' is not epoch seconds or milliseconds, ISO 8601 with a zone "
             + "or yyyy-MM-dd HH:mm:ss")
       }
@@ -87,12 +87,12 @@ package enum OsmAndDecoder {
     }
     let fix: Fix
     do {
-      fix = try fields.fix(source: .osmAnd)
+      fix = try fields.fix(source: .osmand)
     } catch {
-      throw .malformed(.osmAnd, error.reason)
+      throw .malformed(.osmand, error.reason)
     }
     return IngestBatch(
-      protocolName: .osmAnd, identity: identity, secret: secret,
+      protocolName: .osmand, identity: identity, secret: secret,
       positions: [IngestPosition(fix: fix)])
   }
 
@@ -101,10 +101,10 @@ package enum OsmAndDecoder {
     do {
       root = try JSONParser.parse(request.body)
     } catch {
-      throw .malformed(.osmAnd, "the body is not JSON: line \(error.line): \(error.reason)")
+      throw .malformed(.osmand, "the body is not JSON: line \(error.line): \(error.reason)")
     }
     guard case .object = root.value else {
-      throw .malformed(.osmAnd, "the body is \(root.typeName), not a JSON object")
+      throw .malformed(.osmand, "the body is \(root.typeName), not a JSON object")
     }
     let deviceID: String?
     let location: JSONNode?
@@ -112,14 +112,14 @@ package enum OsmAndDecoder {
       deviceID = try root.string("device_id")
       location = try root.object("location")
     } catch {
-      throw .malformed(.osmAnd, error.reason)
+      throw .malformed(.osmand, error.reason)
     }
-    guard let deviceID else { throw .malformed(.osmAnd, "no device_id") }
+    guard let deviceID else { throw .malformed(.osmand, "no device_id") }
     let identity = IngestIdentity.device(
-      try IngestIdentity.checkedID(deviceID, field: "device_id", .osmAnd))
-    guard let location else { throw .malformed(.osmAnd, "no location") }
+      try IngestIdentity.checkedID(deviceID, field: "device_id", .osmand))
+    guard let location else { throw .malformed(.osmand, "no location") }
     var batch = IngestBatch(
-      protocolName: .osmAnd, identity: identity, secret: request.presentedSecret,
+      protocolName: .osmand, identity: identity, secret: request.presentedSecret,
       unknownDeviceStatus: 404)
     do {
       if let position = try position(location) {
@@ -128,7 +128,7 @@ package enum OsmAndDecoder {
         batch.ignored = 1
       }
     } catch {
-      throw .malformed(.osmAnd, "location: \(error.reason)")
+      throw .malformed(.osmand, "location: \(error.reason)")
     }
     return batch
   }
@@ -151,6 +151,6 @@ package enum OsmAndDecoder {
     fields.speedMetersPerSecond = try coords.number("speed")
     fields.courseDegrees = try coords.number("heading")
     fields.altitudeMeters = try coords.number("altitude")
-    return IngestPosition(fix: try fields.fix(source: .osmAnd), key: try location.string("uuid"))
+    return IngestPosition(fix: try fields.fix(source: .osmand), key: try location.string("uuid"))
   }
 }

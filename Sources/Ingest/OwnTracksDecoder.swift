@@ -18,28 +18,28 @@ package enum OwnTracksDecoder {
     let secret = request.presentedSecret
     guard request.body.contains(where: { !isJSONSpace($0) }) else {
       return IngestBatch(
-        protocolName: .ownTracks, identity: (try? identity(request, message: nil)) ?? .unnamed,
+        protocolName: .owntracks, identity: (try? identity(request, message: nil)) ?? .unnamed,
         secret: secret, ignored: 1)
     }
     let message: JSONNode
     do {
       message = try JSONParser.parse(request.body)
     } catch {
-      throw .malformed(.ownTracks, "the body is not JSON: line \(error.line): \(error.reason)")
+      throw .malformed(.owntracks, "the body is not JSON: line \(error.line): \(error.reason)")
     }
     guard case .object = message.value else {
-      throw .malformed(.ownTracks, "the body is \(message.typeName), not a JSON object")
+      throw .malformed(.owntracks, "the body is \(message.typeName), not a JSON object")
     }
     let type: String?
     do {
       type = try message.string("_type")
     } catch {
-      throw .malformed(.ownTracks, error.reason)
+      throw .malformed(.owntracks, error.reason)
     }
-    guard let type else { throw .malformed(.ownTracks, "the message has no _type") }
+    guard let type else { throw .malformed(.owntracks, "the message has no _type") }
     guard type == "location" else {
       return IngestBatch(
-        protocolName: .ownTracks, identity: (try? identity(request, message: message)) ?? .unnamed,
+        protocolName: .owntracks, identity: (try? identity(request, message: message)) ?? .unnamed,
         secret: secret, ignored: 1)
     }
     let sender = try identity(request, message: message)
@@ -47,10 +47,10 @@ package enum OwnTracksDecoder {
     do {
       position = try location(message)
     } catch {
-      throw .malformed(.ownTracks, "location: \(error.reason)")
+      throw .malformed(.owntracks, "location: \(error.reason)")
     }
     return IngestBatch(
-      protocolName: .ownTracks, identity: sender, secret: secret, positions: [position])
+      protocolName: .owntracks, identity: sender, secret: secret, positions: [position])
   }
 
   private static func isJSONSpace(_ byte: UInt8) -> Bool {
@@ -72,18 +72,18 @@ package enum OwnTracksDecoder {
       let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
       guard parts.count == 3, parts[0] == "owntracks", !parts[1].isEmpty, !parts[2].isEmpty
       else {
-        throw .malformed(.ownTracks, "topic '\(topic)' is not owntracks/USER/DEVICE")
+        throw .malformed(.owntracks, "topic '\(topic)' is not owntracks/USER/DEVICE")
       }
       (user, device) = (String(parts[1]), String(parts[2]))
     } else {
       throw .malformed(
-        .ownTracks,
+        .owntracks,
         "no device: send X-Limit-U and X-Limit-D, ?u=USER&d=DEVICE or a topic owntracks/USER/DEVICE"
       )
     }
-    let u = try IngestIdentity.checkedID(user, field: "user", .ownTracks)
-    let d = try IngestIdentity.checkedID(device, field: "device", .ownTracks)
-    return .device(try IngestIdentity.checkedID(u + "/" + d, field: "device id", .ownTracks))
+    let u = try IngestIdentity.checkedID(user, field: "user", .owntracks)
+    let d = try IngestIdentity.checkedID(device, field: "device", .owntracks)
+    return .device(try IngestIdentity.checkedID(u + "/" + d, field: "device id", .owntracks))
   }
 
   /// The position of a `location` message.
@@ -105,7 +105,7 @@ package enum OwnTracksDecoder {
     fields.speedMetersPerSecond = try known("vel").map { $0 * PointFields.metersPerSecondPerKmh }
     fields.courseDegrees = try known("cog")
     let key = try message.string("_id")
-    return IngestPosition(fix: try fields.fix(source: .ownTracks), key: key)
+    return IngestPosition(fix: try fields.fix(source: .owntracks), key: key)
   }
 
   /// `tst`: epoch seconds, as a number or as a string of one.

@@ -54,7 +54,7 @@ import TextRules
     }
   }
 
-  @Test(arguments: [IngestProtocol.ownTracks, .osmAnd, .overland])
+  @Test(arguments: [IngestProtocol.owntracks, .osmand, .overland])
   func deepNestingIsRefusedNotACrash(protocolName: IngestProtocol) {
     let body = String(repeating: "[", count: 100_000)
     #expect(throws: IngestError.self) {

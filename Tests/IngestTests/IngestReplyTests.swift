@@ -11,13 +11,13 @@ import TextRules
   // may, however, return an array of JSON objects … `cmd`"; the fields: docs/tech/json.md
   // (`_type=cmd` action setConfiguration, `_type=configuration` monitoring, locatorInterval).
   @Test func ownTracksAsksForMoveModeOnlyWhileTracked() throws {
-    let tracked = IngestReply(acknowledging: .ownTracks, tracked: true)
+    let tracked = IngestReply(acknowledging: .owntracks, tracked: true)
     #expect(tracked.status == 200 && tracked.contentType == "application/json")
     #expect(
       text(tracked)
         == #"[{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","monitoring":2,"locatorInterval":10}}]"#
     )
-    let idle = IngestReply(acknowledging: .ownTracks, tracked: false)
+    let idle = IngestReply(acknowledging: .owntracks, tracked: false)
     #expect(
       text(idle)
         == #"[{"_type":"cmd","action":"setConfiguration","configuration":{"_type":"configuration","monitoring":1,"locatorInterval":900}}]"#
@@ -49,7 +49,7 @@ import TextRules
   }
 
   @Test func osmAndIsAnEmpty200AndFixLinesCount() {
-    let osmAnd = IngestReply(acknowledging: .osmAnd, tracked: true)
+    let osmAnd = IngestReply(acknowledging: .osmand, tracked: true)
     #expect(osmAnd.status == 200 && osmAnd.body.isEmpty && osmAnd.contentType == nil)
     let native = IngestReply(
       acknowledging: .native, tracked: false,
