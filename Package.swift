@@ -46,7 +46,7 @@ let package = Package(
       name: "MissionService",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
-        "MissionReporting", "TextRules", "CMicroHTTPD",
+        "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [

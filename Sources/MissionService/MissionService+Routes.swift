@@ -36,6 +36,12 @@ extension MissionService {
         Route("GET", "/v1/missions/{id}/track") { try $0.track($1) },
         Route("GET", "/v1/missions/{id}/events") { try $0.missionEvents($1) },
         Route("GET", "/v1/missions/{id}/report.svg") { try $0.report($1) },
+        // Phones and trackers (DESIGN §8): no service token, the device's secret instead.
+        Route("POST", "/v1/ingest/owntracks") { try $0.ingest(.owntracks, $1) },
+        Route("GET", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
+        Route("POST", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
+        Route("POST", "/v1/ingest/overland") { try $0.ingest(.overland, $1) },
+        Route("POST", "/v1/ingest/fixes") { try $0.ingest(.native, $1) },
       ])
 
   /// The policy every request passes, in this order, once, before its route: each step

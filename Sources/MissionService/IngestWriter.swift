@@ -1,0 +1,111 @@
+import Foundation
+import MissionStore
+import MissionTracking
+
+/// Hands the positions of ingest requests to the engine and makes them durable before the
+/// requests are answered (DESIGN §8: a client told "ok" never sends them again).
+///
+/// The requests that wait at the same time form one group: each is decided for its worker
+/// (`MissionEngine.ingest`, in fix-time order) one after another, then the whole group is
+/// committed with one flush of the store — one transaction, and one fsync, for many phones
+/// instead of one each. A request waits on its server thread, as every route that needs
+/// the engine does (`AsyncBridge`).
+final class IngestWriter: @unchecked Sendable {
+  /// What one request's positions became.
+  struct Outcome: Sendable {
+    /// The engine's counts.
+    var counts: IngestCounts
+    /// Whether the worker has a tracked mission once they were decided.
+    var tracked: Bool
+  }
+
+  /// One waiting request. `result` is written before `done` is signalled and read after
+  /// the wait: the semaphore orders the two, so the box is safe to share.
+  private final class Ticket: @unchecked Sendable {
+    let worker: String
+    let fixes: [Fix]
+    let done = DispatchSemaphore(value: 0)
+    var result: Result<Outcome, any Error>?
+
+    init(worker: String, fixes: [Fix]) {
+      self.worker = worker
+      self.fixes = fixes
+    }
+  }
+
+  private let engine: MissionEngine
+  private let database: MissionDatabase
+  private let lock = NSLock()
+  /// Guarded by `lock`: the requests not yet taken into a group.
+  private var waiting: [Ticket] = []
+  /// Guarded by `lock`: whether a task is taking groups (at most one).
+  private var draining = false
+
+  /// A writer into `engine`, whose store is `database`.
+  init(engine: MissionEngine, database: MissionDatabase) {
+    self.engine = engine
+    self.database = database
+  }
+
+  /// Decides `fixes` for `worker` and returns once what they recorded is durable.
+  /// - Throws: The engine's or the store's error (then nothing of the group is
+  ///   acknowledged).
+  func write(_ fixes: [Fix], worker: String) throws -> Outcome {
+    let ticket = Ticket(worker: worker, fixes: fixes)
+    let starts = lock.withLock { () -> Bool in
+      waiting.append(ticket)
+      guard !draining else { return false }
+      draining = true
+      return true
+    }
+    if starts { Task { await self.drain() } }
+    ticket.done.wait()
+    guard let result = ticket.result else {
+      throw ServiceError.internalError("an ingest request ended without a result")
+    }
+    return try result.get()
+  }
+
+  /// Takes groups until none waits.
+  private func drain() async {
+    while true {
+      let group = lock.withLock { () -> [Ticket] in
+        defer { waiting = [] }
+        if waiting.isEmpty { draining = false }
+        return waiting
+      }
+      guard !group.isEmpty else { return }
+      await decide(group)
+    }
+  }
+
+  private func decide(_ group: [Ticket]) async {
+    var results: [Result<Outcome, any Error>] = []
+    results.reserveCapacity(group.count)
+    var recorded = false
+    for ticket in group {
+      do {
+        var counts = IngestCounts()
+        if !ticket.fixes.isEmpty {
+          counts = try await engine.ingest(ticket.fixes, worker: ticket.worker)
+          recorded = true
+        }
+        let tracked = await engine.trackedMissionID(ofWorker: ticket.worker) != nil
+        results.append(.success(Outcome(counts: counts, tracked: tracked)))
+      } catch {
+        results.append(.failure(error))
+      }
+    }
+    if recorded {
+      do {
+        try database.flush()
+      } catch {
+        results = results.map { $0.flatMap { _ in .failure(error) } }
+      }
+    }
+    for (ticket, result) in zip(group, results) {
+      ticket.result = result
+      ticket.done.signal()
+    }
+  }
+}
