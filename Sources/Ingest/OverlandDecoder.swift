@@ -93,10 +93,10 @@ package enum OverlandDecoder {
     fields.accuracyMeters = try properties.number("horizontal_accuracy")
     fields.speedMetersPerSecond = try properties.number("speed")
     fields.courseDegrees = try properties.number("course")
-    let verticalAccuracy = try properties.number("vertical_accuracy")
-    fields.altitudeMeters =
-      (verticalAccuracy ?? 0) < 0
-      ? nil : try properties.number("altitude") ?? numbers.dropFirst(2).first
+    // CoreLocation: a negative vertical accuracy means the altitude is invalid.
+    if try properties.number("vertical_accuracy") ?? 0 >= 0 {
+      fields.altitudeMeters = try properties.number("altitude") ?? numbers.dropFirst(2).first
+    }
     return try fields.fix(source: .overland)
   }
 }
