@@ -21,15 +21,7 @@ package enum OwnTracksDecoder {
         protocolName: .ownTracks, identity: (try? identity(request, message: nil)) ?? .unnamed,
         secret: secret, ignored: 1)
     }
-    let message: JSONNode
-    do {
-      message = try JSONParser.parse(request.body)
-    } catch {
-      throw .malformed(.ownTracks, "the body is not JSON: line \(error.line): \(error.reason)")
-    }
-    guard case .object = message.value else {
-      throw .malformed(.ownTracks, "the body is \(message.typeName), not a JSON object")
-    }
+    let message = try JSONNode.object(body: request.body, .ownTracks)
     let type: String?
     do {
       type = try message.string("_type")
