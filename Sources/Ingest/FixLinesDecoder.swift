@@ -56,11 +56,7 @@ package enum FixLinesDecoder {
     }
     if let kind = try object.string("kind"), kind == "waypoint" || kind == "route" { return nil }
     var fields = PointFields()
-    guard let text = try object.string("time") else { throw PointProblem("time is required") }
-    guard let time = IngestTime.iso8601(text) else {
-      throw PointProblem("time '\(text)' is not RFC 3339 with a zone")
-    }
-    fields.time = time
+    fields.time = try object.time("time")
     fields.latitude = try object.number("lat")
     fields.longitude = try object.number("lon")
     fields.altitudeMeters = try object.number("alt_m")

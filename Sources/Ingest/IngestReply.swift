@@ -27,10 +27,12 @@ package struct IngestReply: Sendable, Hashable {
   /// The reply acknowledging a request of `protocolName`.
   /// - Parameters:
   ///   - protocolName: The endpoint's protocol.
-  ///   - tracked: Whether the sender's worker has a tracked mission now.
+  ///   - tracked: Whether the sender's worker has a tracked mission now; nil when the sender
+  ///     is not known (an acknowledged message naming nobody): then the reply steers
+  ///     nothing (`[]`, `{"result":"ok"}`).
   ///   - outcome: The counts of a fix-lines batch (the other replies carry none).
   package init(
-    acknowledging protocolName: IngestProtocol, tracked: Bool,
+    acknowledging protocolName: IngestProtocol, tracked: Bool?,
     outcome: IngestOutcome = IngestOutcome()
   ) {
     status = 200
@@ -58,7 +60,8 @@ package struct IngestReply: Sendable, Hashable {
   /// Seconds between reports asked of OwnTracks while tracked, and otherwise.
   static let ownTracksInterval = (tracked: 10, untracked: 900)
 
-  private static func ownTracksBody(tracked: Bool) -> String {
+  private static func ownTracksBody(tracked: Bool?) -> String {
+    guard let tracked else { return "[]" }
     var configuration = JSONObjectWriter()
     configuration.add("_type", "configuration")
     configuration.add("monitoring", tracked ? 2 : 1)
@@ -71,7 +74,8 @@ package struct IngestReply: Sendable, Hashable {
     return "[" + command.result + "]"
   }
 
-  private static func overlandBody(tracked: Bool) -> String {
+  private static func overlandBody(tracked: Bool?) -> String {
+    guard let tracked else { return #"{"result":"ok"}"# }
     var main = JSONObjectWriter()
     main.add("tracking_mode", tracked ? "standard" : "significant")
     main.add("desired_accuracy", tracked ? "10m" : "100m")

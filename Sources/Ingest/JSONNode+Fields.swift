@@ -1,6 +1,34 @@
+import Foundation
 import TextRules
 
 extension JSONNode {
+  /// The request body `bytes` read as one JSON object.
+  /// - Throws: `IngestError` 400 naming the line when it is not JSON or not an object.
+  static func object(body bytes: [UInt8], _ protocolName: IngestProtocol) throws(IngestError)
+    -> JSONNode
+  {
+    let root: JSONNode
+    do {
+      root = try JSONParser.parse(bytes)
+    } catch {
+      throw .malformed(protocolName, "the body is not JSON: line \(error.line): \(error.reason)")
+    }
+    guard case .object = root.value else {
+      throw .malformed(protocolName, "the body is \(root.typeName), not a JSON object")
+    }
+    return root
+  }
+
+  /// The member `key`, a required ISO 8601 time with a zone (`IngestTime.iso8601`).
+  /// - Throws: `PointProblem` when it is absent, not a string or not such a time.
+  func time(_ key: String) throws(PointProblem) -> Date {
+    guard let text = try string(key) else { throw PointProblem("\(key) is required") }
+    guard let time = IngestTime.iso8601(text) else {
+      throw PointProblem("\(key) '\(text)' is not ISO 8601 with a zone")
+    }
+    return time
+  }
+
   /// The JSON type's name, for an error that says what was found instead.
   var typeName: String {
     switch value {

@@ -97,15 +97,7 @@ package enum OsmAndDecoder {
   }
 
   private static func decodeJSON(_ request: IngestRequest) throws(IngestError) -> IngestBatch {
-    let root: JSONNode
-    do {
-      root = try JSONParser.parse(request.body)
-    } catch {
-      throw .malformed(.osmand, "the body is not JSON: line \(error.line): \(error.reason)")
-    }
-    guard case .object = root.value else {
-      throw .malformed(.osmand, "the body is \(root.typeName), not a JSON object")
-    }
+    let root = try JSONNode.object(body: request.body, .osmand)
     let deviceID: String?
     let location: JSONNode?
     do {
@@ -137,14 +129,8 @@ package enum OsmAndDecoder {
   /// then uses the device's last position; we record nothing).
   private static func position(_ location: JSONNode) throws(PointProblem) -> IngestPosition? {
     guard let coords = try location.object("coords") else { return nil }
-    guard let timestamp = try location.string("timestamp") else {
-      throw PointProblem("timestamp is required")
-    }
     var fields = PointFields()
-    guard let time = IngestTime.iso8601(timestamp) else {
-      throw PointProblem("timestamp '\(timestamp)' is not ISO 8601 with a zone")
-    }
-    fields.time = time
+    fields.time = try location.time("timestamp")
     fields.latitude = try coords.number("latitude")
     fields.longitude = try coords.number("longitude")
     fields.accuracyMeters = try coords.number("accuracy")

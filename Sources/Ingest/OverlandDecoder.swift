@@ -17,15 +17,8 @@ package enum OverlandDecoder {
   /// - Throws: `IngestError` 400 when the body is not `{"locations":[…]}` or names two
   ///   devices.
   package static func decode(_ request: IngestRequest) throws(IngestError) -> IngestBatch {
-    let root: JSONNode
-    do {
-      root = try JSONParser.parse(request.body)
-    } catch {
-      throw .malformed(.overland, "the body is not JSON: line \(error.line): \(error.reason)")
-    }
-    guard case .object = root.value, let list = root["locations"],
-      case .array(let features) = list.value
-    else {
+    let root = try JSONNode.object(body: request.body, .overland)
+    guard let list = root["locations"], case .array(let features) = list.value else {
       throw .malformed(.overland, "the body is not an object with a locations array")
     }
     var batch = IngestBatch(
@@ -83,20 +76,14 @@ package enum OverlandDecoder {
     var fields = PointFields()
     fields.longitude = numbers[0]
     fields.latitude = numbers[1]
-    guard let timestamp = try properties.string("timestamp") else {
-      throw PointProblem("properties.timestamp is required")
-    }
-    guard let time = IngestTime.iso8601(timestamp) else {
-      throw PointProblem("timestamp '\(timestamp)' is not ISO 8601 with a zone")
-    }
-    fields.time = time
+    fields.time = try properties.time("timestamp")
     fields.accuracyMeters = try properties.number("horizontal_accuracy")
     fields.speedMetersPerSecond = try properties.number("speed")
     fields.courseDegrees = try properties.number("course")
-    let verticalAccuracy = try properties.number("vertical_accuracy")
-    fields.altitudeMeters =
-      (verticalAccuracy ?? 0) < 0
-      ? nil : try properties.number("altitude") ?? numbers.dropFirst(2).first
+    // CoreLocation: a negative vertical accuracy means the altitude is invalid.
+    if try properties.number("vertical_accuracy") ?? 0 >= 0 {
+      fields.altitudeMeters = try properties.number("altitude") ?? numbers.dropFirst(2).first
+    }
     return try fields.fix(source: .overland)
   }
 }

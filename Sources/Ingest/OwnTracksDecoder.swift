@@ -21,15 +21,7 @@ package enum OwnTracksDecoder {
         protocolName: .owntracks, identity: (try? identity(request, message: nil)) ?? .unnamed,
         secret: secret, ignored: 1)
     }
-    let message: JSONNode
-    do {
-      message = try JSONParser.parse(request.body)
-    } catch {
-      throw .malformed(.owntracks, "the body is not JSON: line \(error.line): \(error.reason)")
-    }
-    guard case .object = message.value else {
-      throw .malformed(.owntracks, "the body is \(message.typeName), not a JSON object")
-    }
+    let message = try JSONNode.object(body: request.body, .owntracks)
     let type: String?
     do {
       type = try message.string("_type")
@@ -63,10 +55,16 @@ package enum OwnTracksDecoder {
   {
     let user: String
     let device: String
-    if let u = request.header("x-limit-u"), let d = request.header("x-limit-d") {
-      (user, device) = (u, d)
-    } else if let u = request.queryValue("u"), let d = request.queryValue("d") {
-      (user, device) = (u, d)
+    // A pair counts when both are non-empty: an app without a user name configured may send
+    // the headers empty, and then its topic names it.
+    func pair(_ u: String?, _ d: String?) -> (String, String)? {
+      guard let u, let d, !u.isEmpty, !d.isEmpty else { return nil }
+      return (u, d)
+    }
+    if let byHeaders = pair(request.header("x-limit-u"), request.header("x-limit-d")) {
+      (user, device) = byHeaders
+    } else if let byQuery = pair(request.queryValue("u"), request.queryValue("d")) {
+      (user, device) = byQuery
     } else if let topic = try? message?.string("topic") {
       // `pubTopicBase` is `owntracks/%u/%d` unless changed; another shape names nobody.
       let parts = topic.split(separator: "/", omittingEmptySubsequences: false)

@@ -40,7 +40,8 @@ extension MissionService {
     let counts = outcome.counts
     ingestMetrics.note(protocolName, counts, decoderRejected: batch.rejected.count)
     let reply = IngestReply(
-      acknowledging: protocolName, tracked: outcome.tracked,
+      // A request naming nobody is acknowledged without steering the phone.
+      acknowledging: protocolName, tracked: worker == nil ? nil : outcome.tracked,
       outcome: IngestOutcome(
         accepted: counts.accepted,
         // Not recorded because the worker's track already holds a fix at or after their

@@ -48,6 +48,11 @@ import TextRules
     }
   }
 
+  @Test func anUnknownSenderIsAcknowledgedWithoutSteering() {
+    #expect(text(IngestReply(acknowledging: .owntracks, tracked: nil)) == "[]")
+    #expect(text(IngestReply(acknowledging: .overland, tracked: nil)) == #"{"result":"ok"}"#)
+  }
+
   @Test func osmAndIsAnEmpty200AndFixLinesCount() {
     let osmAnd = IngestReply(acknowledging: .osmand, tracked: true)
     #expect(osmAnd.status == 200 && osmAnd.body.isEmpty && osmAnd.contentType == nil)

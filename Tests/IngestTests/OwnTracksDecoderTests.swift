@@ -34,6 +34,14 @@ import Testing
     #expect(byTopic.identity == .device("other/thing"))
   }
 
+  @Test func emptyIdentityHeadersFallBackToTheTopic() throws {
+    let batch = try OwnTracksDecoder.decode(
+      request(
+        headers: [("X-Limit-U", ""), ("X-Limit-D", "")],
+        body: #"{"_type":"location","lat":1,"lon":2,"tst":1497349316,"topic":"owntracks/u/d"}"#))
+    #expect(batch.identity == .device("u/d"))
+  }
+
   // Source: traccar/traccar src/test/java/org/traccar/protocol/OwnTracksProtocolDecoderTest.java
   // (third payload): vel 61 km/h, cog 271, acc 5, alt 167.
   @Test func traccarTestPayloadConvertsKilometresPerHour() throws {

@@ -42,7 +42,7 @@ public func fuzzIngest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(!error.message.contains("\n") && !error.message.contains("\r"), "two lines")
     precondition([400, 401, 404].contains(error.status), "status \(error.status)")
   }
-  for tracked in [false, true] {
+  for tracked in [false, true, nil] {
     let reply = IngestReply(acknowledging: protocolName, tracked: tracked)
     if !reply.body.isEmpty {
       precondition((try? JSONParser.parse(reply.body)) != nil, "reply is not JSON")
