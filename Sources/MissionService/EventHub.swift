@@ -17,13 +17,16 @@ final class EventHub: @unchecked Sendable {
   private final class Client {
     let stream: ResponseStream
     let missionID: String?
+    let workerID: String?
     var lastSent: Int64
     var lastWrite: Date
     var stalledSince: Date?
 
-    init(stream: ResponseStream, missionID: String?, lastSent: Int64, now: Date) {
+    init(stream: ResponseStream, missionID: String?, workerID: String?, lastSent: Int64, now: Date)
+    {
       self.stream = stream
       self.missionID = missionID
+      self.workerID = workerID
       self.lastSent = lastSent
       self.lastWrite = now
     }
@@ -54,9 +57,12 @@ final class EventHub: @unchecked Sendable {
   }
 
   /// A new client's stream: events after `after` (from the newest stored event on when
-  /// nil or past it), only mission `missionID`'s when given.
+  /// nil or past it), only mission `missionID`'s and worker `workerID`'s when given; the
+  /// filter holds for the stored events sent first and for the live ones alike.
   /// - Throws: `ServiceError.unavailable` when shutting down; the store's error.
-  func subscribe(after: Int64?, missionID: String?) throws -> ResponseStream {
+  func subscribe(after: Int64?, missionID: String?, workerID: String? = nil) throws
+    -> ResponseStream
+  {
     // An id past the log's end (a client of another database, or one that made it up)
     // starts at the end: left as it is, no event would reach the client until the log grew
     // past it.
@@ -66,7 +72,9 @@ final class EventHub: @unchecked Sendable {
     stream.push(Array("retry: 2000\n\n".utf8))
     try lock.withLock {
       guard !closed else { throw ServiceError.unavailable("the service is shutting down") }
-      clients.append(Client(stream: stream, missionID: missionID, lastSent: start, now: Date()))
+      clients.append(
+        Client(
+          stream: stream, missionID: missionID, workerID: workerID, lastSent: start, now: Date()))
       woken = true
     }
     return stream
@@ -129,7 +137,8 @@ final class EventHub: @unchecked Sendable {
       client.stalledSince = nil
       let events =
         (try? database.events(
-          ofMission: client.missionID, afterSequence: client.lastSent, limit: pageSize)) ?? []
+          ofMission: client.missionID, ofWorker: client.workerID, afterSequence: client.lastSent,
+          limit: pageSize)) ?? []
       if events.isEmpty {
         if now.timeIntervalSince(client.lastWrite) >= keepaliveInterval {
           client.stream.push(Array(": keepalive\n\n".utf8))
