@@ -23,52 +23,57 @@ final class IngestMetrics: @unchecked Sendable {
   static let protocols: [IngestProtocol] = [.owntracks, .osmand, .overland, .native]
 
   private let lock = NSLock()
-  private var positions: [IngestProtocol: [Outcome: Int]] = [:]
-  private var refusals: [IngestProtocol: [Refusal: Int]] = [:]
+  /// Guarded by `lock`: counts by protocol and outcome or reason (their `rawValue`s).
+  private var positions: [IngestProtocol: [String: Int]] = [:]
+  private var refusals: [IngestProtocol: [String: Int]] = [:]
 
   /// Counts the positions of one accepted request: the engine's `counts` and the points
   /// its decoder skipped (`rejected`).
   func note(_ protocolName: IngestProtocol, _ counts: IngestCounts, decoderRejected: Int) {
     lock.withLock {
       var row = positions[protocolName, default: [:]]
-      row[.accepted, default: 0] += counts.accepted
-      row[.duplicates, default: 0] += counts.duplicates
-      row[.untracked, default: 0] += counts.untracked
-      row[.outOfOrder, default: 0] += counts.outOfOrder
-      row[.rejected, default: 0] += counts.rejected + decoderRejected
+      row[Outcome.accepted.rawValue, default: 0] += counts.accepted
+      row[Outcome.duplicates.rawValue, default: 0] += counts.duplicates
+      row[Outcome.untracked.rawValue, default: 0] += counts.untracked
+      row[Outcome.outOfOrder.rawValue, default: 0] += counts.outOfOrder
+      row[Outcome.rejected.rawValue, default: 0] += counts.rejected + decoderRejected
       positions[protocolName] = row
     }
   }
 
   /// Counts one refused request.
   func note(_ protocolName: IngestProtocol, refused reason: Refusal) {
-    lock.withLock { refusals[protocolName, default: [:]][reason, default: 0] += 1 }
+    lock.withLock { refusals[protocolName, default: [:]][reason.rawValue, default: 0] += 1 }
   }
 
   /// The two counters in the Prometheus text format.
   var prometheusText: String {
     lock.withLock {
-      var text =
-        "# HELP missiontrack_ingest_positions_total Positions received by /v1/ingest, by protocol and outcome.\n"
-        + "# TYPE missiontrack_ingest_positions_total counter\n"
-      for name in Self.protocols {
-        for outcome in Outcome.allCases {
-          let value = positions[name]?[outcome] ?? 0
-          text +=
-            "missiontrack_ingest_positions_total{protocol=\"\(name.rawValue)\",outcome=\"\(outcome.rawValue)\"} \(value)\n"
-        }
-      }
-      text +=
-        "# HELP missiontrack_ingest_refused_total Ingest requests refused, by protocol and reason.\n"
-        + "# TYPE missiontrack_ingest_refused_total counter\n"
-      for name in Self.protocols {
-        for reason in Refusal.allCases {
-          let value = refusals[name]?[reason] ?? 0
-          text +=
-            "missiontrack_ingest_refused_total{protocol=\"\(name.rawValue)\",reason=\"\(reason.rawValue)\"} \(value)\n"
-        }
-      }
-      return text
+      Self.counter(
+        "ingest_positions_total", "Positions received by /v1/ingest, by protocol and outcome.",
+        label: "outcome", Outcome.allCases.map(\.rawValue)
+      ) { positions[$0]?[$1] ?? 0 }
+        + Self.counter(
+          "ingest_refused_total", "Ingest requests refused, by protocol and reason.",
+          label: "reason", Refusal.allCases.map(\.rawValue)
+        ) { refusals[$0]?[$1] ?? 0 }
     }
+  }
+
+  /// Counter `missiontrack_NAME` with a sample for each protocol and each of `values` of
+  /// `label`.
+  private static func counter(
+    _ name: String, _ help: String, label: String, _ values: [String],
+    value: (IngestProtocol, String) -> Int
+  ) -> String {
+    var text = "# HELP missiontrack_\(name) \(help)\n# TYPE missiontrack_\(name) counter\n"
+    for protocolName in protocols {
+      for labelValue in values {
+        text +=
+          "missiontrack_\(name){protocol=\"\(protocolName.rawValue)\",\(label)=\"\(labelValue)\"} "
+          + "\(value(protocolName, labelValue))\n"
+      }
+    }
+    return text
   }
 }

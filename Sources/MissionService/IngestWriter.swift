@@ -2,14 +2,17 @@ import Foundation
 import MissionStore
 import MissionTracking
 
-/// Hands the positions of ingest requests to the engine and makes them durable before the
-/// requests are answered (DESIGN §8: a client told "ok" never sends them again).
+/// Hands the positions of ingest requests to the engine and, for a batch, makes them durable
+/// before the request is answered (DESIGN §8: Overland told "ok" never sends them again).
 ///
 /// The requests that wait at the same time form one group: each is decided for its worker
-/// (`MissionEngine.ingest`, in fix-time order) one after another, then the whole group is
-/// committed with one flush of the store — one transaction, and one fsync, for many phones
-/// instead of one each. A request waits on its server thread, as every route that needs
-/// the engine does (`AsyncBridge`).
+/// (`MissionEngine.ingest`, in fix-time order) one after another, then, when one of them is
+/// a batch, the whole group is committed with one flush of the store — one transaction, and
+/// one fsync, for many phones instead of one each. A single position (OsmAnd, OwnTracks)
+/// joins the store's group commit instead, as a receiver's fix does (within its 200 ms): an
+/// fsync per request (1.1 ms here) would cap those clients far below the rate they need.
+/// A request waits on its server thread, as every route that needs the engine does
+/// (`AsyncBridge`).
 final class IngestWriter: @unchecked Sendable {
   /// What one request's positions became.
   struct Outcome: Sendable {
@@ -24,12 +27,14 @@ final class IngestWriter: @unchecked Sendable {
   private final class Ticket: @unchecked Sendable {
     let worker: String
     let fixes: [Fix]
+    let durable: Bool
     let done = DispatchSemaphore(value: 0)
     var result: Result<Outcome, any Error>?
 
-    init(worker: String, fixes: [Fix]) {
+    init(worker: String, fixes: [Fix], durable: Bool) {
       self.worker = worker
       self.fixes = fixes
+      self.durable = durable
     }
   }
 
@@ -47,11 +52,12 @@ final class IngestWriter: @unchecked Sendable {
     self.database = database
   }
 
-  /// Decides `fixes` for `worker` and returns once what they recorded is durable.
+  /// Decides `fixes` for `worker` and returns once they are decided and, when `durable`,
+  /// once what they recorded is committed.
   /// - Throws: The engine's or the store's error (then nothing of the group is
   ///   acknowledged).
-  func write(_ fixes: [Fix], worker: String) throws -> Outcome {
-    let ticket = Ticket(worker: worker, fixes: fixes)
+  func write(_ fixes: [Fix], worker: String, durable: Bool) throws -> Outcome {
+    let ticket = Ticket(worker: worker, fixes: fixes, durable: durable)
     let starts = lock.withLock { () -> Bool in
       waiting.append(ticket)
       guard !draining else { return false }
@@ -82,13 +88,13 @@ final class IngestWriter: @unchecked Sendable {
   private func decide(_ group: [Ticket]) async {
     var results: [Result<Outcome, any Error>] = []
     results.reserveCapacity(group.count)
-    var recorded = false
+    var flushes = false
     for ticket in group {
       do {
         var counts = IngestCounts()
         if !ticket.fixes.isEmpty {
           counts = try await engine.ingest(ticket.fixes, worker: ticket.worker)
-          recorded = true
+          flushes = flushes || ticket.durable
         }
         let tracked = await engine.trackedMissionID(ofWorker: ticket.worker) != nil
         results.append(.success(Outcome(counts: counts, tracked: tracked)))
@@ -96,7 +102,7 @@ final class IngestWriter: @unchecked Sendable {
         results.append(.failure(error))
       }
     }
-    if recorded {
+    if flushes {
       do {
         try database.flush()
       } catch {

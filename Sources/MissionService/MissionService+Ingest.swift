@@ -35,7 +35,10 @@ extension MissionService {
     }
     var outcome = IngestWriter.Outcome(counts: IngestCounts(), tracked: false)
     if let worker {
-      outcome = try ingestWriter.write(batch.positions.map(\.fix), worker: worker)
+      // A batch is committed before its reply (Overland's rule, and our fix lines').
+      let durable = protocolName == .overland || protocolName == .native
+      outcome = try ingestWriter.write(
+        batch.positions.map(\.fix), worker: worker, durable: durable)
     }
     let counts = outcome.counts
     ingestMetrics.note(protocolName, counts, decoderRejected: batch.rejected.count)
