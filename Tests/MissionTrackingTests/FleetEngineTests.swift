@@ -27,13 +27,6 @@ import Testing
     return (engine, store)
   }
 
-  static func drain(_ engine: MissionEngine) async -> [TrackingEvent] {
-    await engine.shutdown()
-    var events: [TrackingEvent] = []
-    for await event in engine.events { events.append(event) }
-    return events
-  }
-
   @Test func twoWorkersWalkingIntoTwoFencesAtOnceArriveEachAtTheirOwnFixTime() async throws {
     // Two missions 300 m apart; each worker walks north into its own fence, one fix a second,
     // the fixes of both interleaved. Each passes only its own fence.
@@ -57,7 +50,7 @@ import Testing
     #expect(arrivals.map(\.missionID) == ["mb", "ma"])
     #expect(arrivals.map(\.time) == [.t(26.5), .t(32)])
     #expect(arrivals.map(\.workerID) == ["bo", "al"])
-    let events = await Self.drain(engine)
+    let events = await MissionEngineTests.drain(engine)
     let enters = events.filter { $0.type == "enter" }
     #expect(enters.map(\.fenceID) == ["mb", "ma"])
     #expect(enters.map(\.workerID) == ["bo", "al"])
@@ -90,7 +83,7 @@ import Testing
     #expect(sources["al"]?.send(.fix(testFix(2, Self.place(0)))) == true)
     try await waitUntil("al's fix") { await engine.lastFix(ofWorker: "al") != nil }
     #expect(await engine.lastFix(ofWorker: "al")?.time == .t(1))
-    _ = await Self.drain(engine)
+    _ = await MissionEngineTests.drain(engine)
     #expect(sources["al"]?.history == ["start", "stop"])
   }
 
@@ -114,7 +107,7 @@ import Testing
     #expect(try await engine.removeWatch(id: "w1"))
     await store.update([Mission(id: "m2", coordinate: sigtuna)])
     await engine.synchronize()
-    let nearby = await Self.drain(engine).filter { $0.type == "mission_nearby" }
+    let nearby = await MissionEngineTests.drain(engine).filter { $0.type == "mission_nearby" }
     #expect(nearby.map(\.missionID) == ["m1", "m1"])
     #expect(nearby.allSatisfy { $0.workerID == "bo" })
     #expect(await store.events.filter { $0.type == "mission_nearby" } == nearby)
@@ -204,7 +197,7 @@ import Testing
         await Self.run(scripts[worker][next[worker]], of: "w\(worker)", on: together))
       next[worker] += 1
     }
-    let all = await Self.drain(together)
+    let all = await MissionEngineTests.drain(together)
 
     for worker in 0..<count {
       let (alone, _) = try await Self.engine(Self.missions(of: 0..<count))
@@ -212,7 +205,7 @@ import Testing
       for step in scripts[worker] {
         answered.append(await Self.run(step, of: "w\(worker)", on: alone))
       }
-      let own = await Self.drain(alone)
+      let own = await MissionEngineTests.drain(alone)
       #expect(answered == answers[worker], "seed \(seed), worker \(worker)")
       #expect(all.filter { $0.workerID == "w\(worker)" } == own, "seed \(seed), worker \(worker)")
       #expect(own.contains { $0.type == "fix" }, "seed \(seed), worker \(worker)")
