@@ -716,15 +716,7 @@ if (typeof document === 'undefined') {
         shape('circle', { 'class': 'track-point', cx: n(segment[0].x), cy: n(segment[0].y), r: 3, fill: COLOR.track }, trackGroup);
         return;
       }
-      var list = thin(segment).map(function (p) { return n(p.x) + ',' + n(p.y); }).join(' ');
-      shape('polyline', {
-        'class': 'track-casing', points: list, fill: 'none', stroke: '#ffffff', 'stroke-opacity': 0.8,
-        'stroke-width': 6, 'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-      }, trackGroup);
-      shape('polyline', {
-        'class': 'track', points: list, fill: 'none', stroke: COLOR.track, 'stroke-width': 3,
-        'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-      }, trackGroup);
+      trackLine(segment, trackGroup, 'track', 3);
     });
 
     // Markers: start, fence events (moved aside when they would cover each other).
@@ -786,6 +778,20 @@ if (typeof document === 'undefined') {
     drawNorthArrow(width);
   }
 
+  // Page points drawn as the report draws a track (ReportRenderer.drawTrack): a white
+  // casing twice the line's width under the blue line; classes `NAME-casing` and `NAME`.
+  function trackLine(points, parent, name, width) {
+    var list = thin(points).map(function (p) { return n(p.x) + ',' + n(p.y); }).join(' ');
+    shape('polyline', {
+      'class': name + '-casing', points: list, fill: 'none', stroke: '#ffffff', 'stroke-opacity': 0.8,
+      'stroke-width': 2 * width, 'stroke-linejoin': 'round', 'stroke-linecap': 'round'
+    }, parent);
+    shape('polyline', {
+      'class': name, points: list, fill: 'none', stroke: COLOR.track, 'stroke-width': width,
+      'stroke-linejoin': 'round', 'stroke-linecap': 'round'
+    }, parent);
+  }
+
   // Every other worker with a tracked mission (DESIGN §7): its mission's fence and exit ring,
   // its delivered track and its last fix, labelled with its id. The focus mission's worker
   // is drawn by drawMap itself.
@@ -807,17 +813,7 @@ if (typeof document === 'undefined') {
         'fill-opacity': 0.12, stroke: COLOR.fence, 'stroke-width': 1.6
       }, g);
       missionPoint({ x: w.fence_x, y: w.fence_y }, g, 'Mission ' + w.mission);
-      if (w.track.length > 1) {
-        var list = thin(w.track).map(function (p) { return n(p.x) + ',' + n(p.y); }).join(' ');
-        shape('polyline', {
-          'class': 'worker-track-casing', points: list, fill: 'none', stroke: '#ffffff', 'stroke-opacity': 0.8,
-          'stroke-width': 5, 'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-        }, g);
-        shape('polyline', {
-          'class': 'worker-track', points: list, fill: 'none', stroke: COLOR.track, 'stroke-width': 2.5,
-          'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-        }, g);
-      }
+      if (w.track.length > 1) trackLine(w.track, g, 'worker-track', 2.5);
       var at = w.position;
       if (at) {
         var p = shape('g', { 'class': 'worker-position', 'data-lat': at.lat, 'data-lon': at.lon, 'data-time': at.time }, g);
