@@ -31,6 +31,10 @@ let package = Package(
     // Mission files (CSV, JSON, GeoJSON) read into validated records: pure, no SQLite, so
     // the fuzzer (Tools/fuzz/run-missions) builds this module as it is.
     .target(name: "MissionFiles", dependencies: ["MissionTracking", "TextRules"]),
+    // Phones and trackers as receivers (DESIGN §8): one pure decoder per protocol (OwnTracks,
+    // OsmAnd / Traccar Client, Overland, our fix lines) and the replies their clients expect.
+    // No I/O, so the fuzzer (Tools/fuzz/run-ingest) builds this module as it is.
+    .target(name: "Ingest", dependencies: ["MissionTracking", "TextRules"]),
     // Persistence: SQLite, the schema, imports of the records MissionFiles reads.
     .target(
       name: "MissionStore",
@@ -42,7 +46,7 @@ let package = Package(
       name: "MissionService",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
-        "MissionReporting", "TextRules", "CMicroHTTPD",
+        "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [
@@ -79,6 +83,8 @@ let package = Package(
       name: "LiveSourcesTests",
       dependencies: ["LiveSources", "MissionStore", "ServiceTestSupport", "TextRules"]),
     .testTarget(name: "MissionFilesTests", dependencies: ["MissionFiles", "TextRules"]),
+    .testTarget(
+      name: "IngestTests", dependencies: ["Ingest", "MissionTracking", "TraceFormats", "TextRules"]),
     .testTarget(
       name: "MissionStoreTests", dependencies: ["MissionStore", "MissionFiles", "TextRules"]),
     // Test helpers shared by the report and CLI tests (an SVG read back with XMLParser).

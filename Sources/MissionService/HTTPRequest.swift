@@ -24,6 +24,8 @@ struct HTTPRequest: Sendable {
   /// The headers `HTTPServer` reads into `headers` (lower case): every one a route uses.
   static let headerNames = [
     "authorization", "content-type", "cookie", "host", "last-event-id", "origin",
+    // OwnTracks names its device in these (`/v1/ingest/owntracks`).
+    "x-limit-d", "x-limit-u",
   ]
   /// The body.
   var body: [UInt8]

@@ -151,6 +151,7 @@ extension MissionService {
     metric(
       "sse_clients_dropped_total", "counter", "SSE clients dropped for not keeping up.",
       [("", Double(clients.dropped))])
+    text += ingestMetrics.prometheusText
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", text: text)
   }

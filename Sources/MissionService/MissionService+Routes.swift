@@ -45,6 +45,12 @@ extension MissionService {
         Route("POST", "/v1/watches") { try $0.addWatch($1) },
         Route("GET", "/v1/watches/{id}") { try $0.watch($1) },
         Route("DELETE", "/v1/watches/{id}") { try $0.removeWatch($1) },
+        // Phones and trackers (DESIGN §8): no service token, the device's secret instead.
+        Route("POST", "/v1/ingest/owntracks") { try $0.ingest(.owntracks, $1) },
+        Route("GET", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
+        Route("POST", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
+        Route("POST", "/v1/ingest/overland") { try $0.ingest(.overland, $1) },
+        Route("POST", "/v1/ingest/fixes") { try $0.ingest(.native, $1) },
       ])
 
   /// The policy every request passes, in this order, once, before its route: each step

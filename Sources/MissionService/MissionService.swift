@@ -27,6 +27,10 @@ package final class MissionService: @unchecked Sendable {
   /// so that "is it tracked?" and the write that depends on the answer see one state: a
   /// PUT racing a start could otherwise replace a mission the engine just began tracking.
   let writes = NSLock()
+  /// Decides and commits the positions of `/v1/ingest/…` requests, a group at a time.
+  let ingestWriter: IngestWriter
+  /// The counts of `/v1/ingest/…` for `/metrics`.
+  let ingestMetrics = IngestMetrics()
 
   /// A service over `engine`, which must be opened over `database`.
   package init(
@@ -38,6 +42,7 @@ package final class MissionService: @unchecked Sendable {
     monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
     hub = EventHub(database: database, keepaliveInterval: configuration.keepaliveSeconds)
     idlePoll = IdlePoll(window: configuration.limits.idlePoll)
+    ingestWriter = IngestWriter(engine: engine, database: database)
   }
 
   /// Starts listening and forwarding the engine's events; returns the base URL.

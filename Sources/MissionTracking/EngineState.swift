@@ -280,6 +280,15 @@ package struct EngineState: Sendable {
     return (actions, tracked.count, fixes.count - tracked.count)
   }
 
+  /// After pushed fixes of `worker` were processed: their last epoch released, since a
+  /// phone's position is whole and nothing waits for a next report (DESIGN §8).
+  package mutating func ingested(worker: String) -> [EngineAction] {
+    guard let id = sessions[worker]?.missionID else { return [] }
+    let mayArrive = lifecycles[id]?.state == .active
+    guard let steps = sessions[worker]?.releaseHeldEpoch(mayArrive: mayArrive) else { return [] }
+    return actions(for: steps, missionID: id)
+  }
+
   /// `worker`'s source of session `generation` ended, with `error` or by itself: the
   /// session is finished and recorded, then ends.
   package mutating func sourceEnded(

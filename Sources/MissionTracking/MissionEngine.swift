@@ -298,7 +298,9 @@ public actor MissionEngine {
   /// Fixes of a worker with no tracked mission, or dated before its mission's start (when
   /// this process started it), are dropped and counted `untracked`; duplicates and
   /// out-of-order fixes are counted as DESIGN §2 says. An arrival is stamped with the time
-  /// of the fix inside.
+  /// of the fix inside. Each fix is a whole epoch: the last one is decided too. What is
+  /// recorded joins the store's group commit: the caller flushes the store before it
+  /// acknowledges the fixes (one flush for many requests).
   /// - Throws: The store's error; tracking of `worker` then stops (another process's stop
   ///   is not an error: the fixes count as `untracked`).
   package func ingest(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
@@ -381,6 +383,7 @@ public actor MissionEngine {
     }
     do {
       try await run(actions)
+      try await run(state.ingested(worker: worker))
     } catch {
       try? await run(state.failed(worker: worker, error: error, now: clock.now()))
       if case TrackingError.changedElsewhere = error {

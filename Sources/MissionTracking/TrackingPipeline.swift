@@ -144,6 +144,12 @@ public struct TrackingPipeline: Sendable {
     appendRejectionSummary(into: &events)
   }
 
+  /// Releases the held-back epoch now, without ending the input: for reports that are
+  /// whole epochs (a phone's position, DESIGN §8), decided when they arrive.
+  public mutating func releaseHeldEpoch(into events: inout [TrackingEvent]) {
+    if let clean = cleaner.flush() { handle(clean, into: &events) }
+  }
+
   /// Appends one `rejected` event per reason counted so far (time: the latest report's).
   public func appendRejectionSummary(into events: inout [TrackingEvent]) {
     guard let time = lastReportTime ?? lastClean?.time else { return }

@@ -112,6 +112,20 @@ package struct WorkerSession: Sendable {
     return events.isEmpty ? [] : [.record(batch(events))]
   }
 
+  /// Releases the held-back epoch (pushed fixes are whole epochs, DESIGN §8): its events,
+  /// and the arrival when it enters the mission's fence first and `mayArrive`.
+  package mutating func releaseHeldEpoch(mayArrive: Bool) -> [Step] {
+    guard !isFinished else { return [] }
+    var events: [TrackingEvent] = []
+    pipeline.releaseHeldEpoch(into: &events)
+    stamp(&events, from: 0)
+    guard !events.isEmpty else { return [] }
+    if mayArrive, let enter = events.first(where: isOwnEnter) {
+      return [.record(batch(events)), .arrive(at: enter.time)]
+    }
+    return [.record(batch(events))]
+  }
+
   /// Ends the input: releases the held-back epoch and the rejection summary (once).
   package mutating func finish(mayArrive: Bool) -> [Step] {
     guard !isFinished else { return [] }

@@ -1,0 +1,150 @@
+import Foundation
+import Ingest
+import MissionStore
+import MissionTracking
+
+/// `/v1/ingest/…` (DESIGN §8): phones and trackers as receivers. Each request is decoded by
+/// its protocol's decoder (module `Ingest`), its sender found among the registered devices
+/// and checked by its secret, and its positions handed to the engine for the device's
+/// worker (`IngestWriter`); the reply is the one its client expects (`IngestReply`).
+extension MissionService {
+  /// Whether `request` is for `/v1/ingest/…`: phones have no service token, their device's
+  /// registration and secret are the credentials (checked by the route, not the policy).
+  static func isIngest(_ request: HTTPRequest) -> Bool {
+    request.segments.count == 4 && request.segments[1] == "v1" && request.segments[2] == "ingest"
+  }
+
+  /// Answers one ingest request of `protocolName`.
+  /// - Throws: `ServiceError` with the status the client expects: the decoder's (400, or
+  ///   Traccar's 400/404 for an unknown device, 401 for Overland), 401 for a wrong or
+  ///   missing secret.
+  func ingest(_ protocolName: IngestProtocol, _ request: HTTPRequest) throws -> HTTPResponse {
+    let batch: IngestBatch
+    let worker: String?
+    do {
+      batch = try protocolName.decode(Self.ingestRequest(request))
+    } catch {
+      ingestMetrics.note(protocolName, refused: .malformed)
+      throw ServiceError(status: error.status, message: error.message)
+    }
+    do {
+      worker = try sender(of: batch)
+    } catch let refusal as IngestRefusal {
+      ingestMetrics.note(protocolName, refused: refusal.reason)
+      throw ServiceError(status: refusal.error.status, message: refusal.error.message)
+    }
+    var outcome = IngestWriter.Outcome(counts: IngestCounts(), tracked: false)
+    if let worker {
+      // A batch is committed before its reply (Overland's rule, and our fix lines').
+      let durable = protocolName == .overland || protocolName == .native
+      outcome = try ingestWriter.write(
+        batch.positions.map(\.fix), worker: worker, durable: durable)
+    }
+    let counts = outcome.counts
+    ingestMetrics.note(protocolName, counts, decoderRejected: batch.rejected.count)
+    let reply = IngestReply(
+      // A request naming nobody is acknowledged without steering the phone.
+      acknowledging: protocolName, tracked: worker == nil ? nil : outcome.tracked,
+      outcome: IngestOutcome(
+        accepted: counts.accepted,
+        // Not recorded because the worker's track already holds a fix at or after their
+        // time: a resent batch, or fixes older than the last one.
+        duplicates: counts.duplicates + counts.outOfOrder, untracked: counts.untracked,
+        rejected: counts.rejected + batch.rejected.count))
+    return HTTPResponse(
+      status: reply.status, contentType: reply.contentType ?? "text/plain; charset=utf-8",
+      body: reply.body)
+  }
+
+  /// A refused sender: the error its client expects and the reason `/metrics` counts.
+  private struct IngestRefusal: Error {
+    var error: IngestError
+    var reason: IngestMetrics.Refusal
+  }
+
+  /// The worker whose positions `batch` carries, checked by its credentials; nil for a
+  /// request that carries no position and names nobody (acknowledged, nothing done).
+  /// - Throws: `IngestRefusal` for an unknown sender or a wrong or missing secret.
+  private func sender(of batch: IngestBatch) throws -> String? {
+    switch batch.identity {
+    case .device(let id):
+      guard let (worker, device) = try registeredDevice(batch.protocolName, id: id) else {
+        throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)
+      }
+      try check(batch, against: device)
+      return worker
+    case .unnamed:
+      // Overland without a device id: the device whose secret the request presents.
+      if batch.protocolName == .overland, let secret = batch.secret {
+        for worker in try database.workers() {
+          for device in worker.devices where device.ingestProtocol == .overland {
+            if let expected = device.secret, IngestSecret.matches(secret, expected) {
+              return worker.id
+            }
+          }
+        }
+      }
+      guard batch.positions.isEmpty else {
+        throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)
+      }
+      return nil
+    case .worker(let id):
+      guard let worker = try database.worker(id) else {
+        throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)
+      }
+      // The service token, or the secret of one of the worker's devices; without a token
+      // on a loopback listen the whole API is open, and so is this.
+      if let token = configuration.token {
+        if IngestSecret.matches(batch.secret, token) { return worker.id }
+      } else if configuration.listensOnLoopback {
+        return worker.id
+      }
+      let known = worker.devices.contains { device in
+        device.secret.map { IngestSecret.matches(batch.secret, $0) } ?? false
+      }
+      guard known else { throw IngestRefusal(error: batch.wrongSecret(), reason: .wrongSecret) }
+      return worker.id
+    }
+  }
+
+  /// The registration of device `id` for an endpoint of `protocolName`: GPSLogger's custom
+  /// URL speaks OsmAnd's protocol, so the OsmAnd endpoint also finds devices registered as
+  /// `gpslogger`.
+  private func registeredDevice(_ protocolName: IngestProtocol, id: String) throws
+    -> (worker: String, device: WorkerDevice)?
+  {
+    if let found = try database.device(protocolName, id: id) { return found }
+    guard protocolName == .osmand else { return nil }
+    return try database.device(.gpslogger, id: id)
+  }
+
+  /// Refuses `batch` unless it presents `device`'s secret (compared in constant time); a
+  /// device registered without a secret is accepted on a loopback listen only.
+  private func check(_ batch: IngestBatch, against device: WorkerDevice) throws {
+    guard let expected = device.secret else {
+      guard configuration.listensOnLoopback else {
+        throw IngestRefusal(
+          error: IngestError(
+            status: 401,
+            message:
+              "\(batch.protocolName.rawValue): device '\(device.deviceID)' has no secret: "
+              + "accepted on a loopback listen only; register it with one"),
+          reason: .wrongSecret)
+      }
+      return
+    }
+    guard IngestSecret.matches(batch.secret, expected) else {
+      throw IngestRefusal(error: batch.wrongSecret(), reason: .wrongSecret)
+    }
+  }
+
+  /// `request` as the decoders see it, stamped with the time it is answered (the time of
+  /// an OsmAnd report that carries none).
+  static func ingestRequest(_ request: HTTPRequest) -> IngestRequest {
+    IngestRequest(
+      method: request.method, path: request.path,
+      query: request.query.map { (name: $0.key, value: $0.value) },
+      headers: request.headers.map { (name: $0.key, value: $0.value) }, body: request.body,
+      receivedAt: Date())
+  }
+}
