@@ -21,6 +21,8 @@ package struct WebhookDispatcher: Sendable {
   package enum Action: Sendable, Equatable {
     /// POST this event; `attempt` is 1 for the first try.
     case send(OutboxEvent, attempt: Int)
+    /// The event was delivered by attempt `attempt`.
+    case delivered(seq: Int64, attempt: Int)
     /// Attempt `attempt` failed for `reason`; the next one is due at `atSeconds`.
     case retryLater(seq: Int64, attempt: Int, reason: String, atSeconds: Double)
     /// The event is dead after `attempts` attempts, the last failing for `reason`.
@@ -141,6 +143,7 @@ package struct WebhookDispatcher: Sendable {
       inFlight.removeAll()
       return [.disable(reason: "the receiver answered 410 Gone for event \(seq)")]
     case .delivered:
+      actions.append(.delivered(seq: seq, attempt: lane.attempts))
       finish(&lane, key: key, now: now)
       finished.insert(seq)
     case .failed(let reason, let retryAfterSeconds):

@@ -30,7 +30,8 @@ import Testing
 
   @Test(arguments: [
     ("mqtt://127.0.0.1:18830", "127.0.0.1", 18_830), ("mqtt://broker.local", "broker.local", 1_883),
-    ("mqtt://broker:1/", "broker", 1), ("mqtt://[::1]:2000", "::1", 2_000), ("mqtt://[::1]", "::1", 1_883),
+    ("mqtt://broker:1/", "broker", 1), ("mqtt://[::1]:2000", "::1", 2_000),
+    ("mqtt://[::1]", "::1", 1_883),
   ])
   func brokerURLsParse(url: String, host: String, port: Int) throws {
     #expect(try MQTTBrokerAddress(url: url) == MQTTBrokerAddress(host: host, port: port))

@@ -34,9 +34,12 @@ import Testing
       [
         .enqueue(
           [(1, "A"), (2, "A"), (3, "B")], now: 0, expect: [send(1, "A"), send(3, "B")]),
-        .complete(3, .delivered, now: 1, expect: []),
-        .complete(1, .delivered, now: 2, expect: [.advanceCursor(to: 1), send(2, "A")]),
-        .complete(2, .delivered, now: 3, expect: [.advanceCursor(to: 3)]),
+        .complete(3, .delivered, now: 1, expect: [.delivered(seq: 3, attempt: 1)]),
+        .complete(
+          1, .delivered, now: 2,
+          expect: [.delivered(seq: 1, attempt: 1), .advanceCursor(to: 1), send(2, "A")]),
+        .complete(
+          2, .delivered, now: 3, expect: [.delivered(seq: 2, attempt: 1), .advanceCursor(to: 3)]),
       ]
     ),
     (
@@ -87,11 +90,14 @@ import Testing
             .retryLater(seq: 1, attempt: 1, reason: "HTTP 500", atSeconds: 11),
             .wake(atSeconds: 11),
           ]),
-        .complete(2, .delivered, now: 2, expect: [.wake(atSeconds: 11)]),
+        .complete(
+          2, .delivered, now: 2, expect: [.delivered(seq: 2, attempt: 1), .wake(atSeconds: 11)]),
         .enqueue([(3, "B")], now: 3, expect: [send(3, "B"), .wake(atSeconds: 11)]),
         .tick(now: 11, expect: [send(1, "A", attempt: 2)]),
-        .complete(1, .delivered, now: 12, expect: [.advanceCursor(to: 2)]),
-        .complete(3, .delivered, now: 13, expect: [.advanceCursor(to: 3)]),
+        .complete(
+          1, .delivered, now: 12, expect: [.delivered(seq: 1, attempt: 2), .advanceCursor(to: 2)]),
+        .complete(
+          3, .delivered, now: 13, expect: [.delivered(seq: 3, attempt: 1), .advanceCursor(to: 3)]),
       ]
     ),
     (
@@ -99,18 +105,22 @@ import Testing
       [
         .enqueue(
           [(1, "A"), (2, "B"), (3, "C"), (4, nil)], now: 0, expect: [send(1, "A"), send(2, "B")]),
-        .complete(2, .delivered, now: 1, expect: [send(3, "C")]),
-        .complete(1, .delivered, now: 2, expect: [.advanceCursor(to: 2), send(4, nil)]),
-        .complete(4, .delivered, now: 3, expect: []),
-        .complete(3, .delivered, now: 4, expect: [.advanceCursor(to: 4)]),
+        .complete(2, .delivered, now: 1, expect: [.delivered(seq: 2, attempt: 1), send(3, "C")]),
+        .complete(
+          1, .delivered, now: 2,
+          expect: [.delivered(seq: 1, attempt: 1), .advanceCursor(to: 2), send(4, nil)]),
+        .complete(4, .delivered, now: 3, expect: [.delivered(seq: 4, attempt: 1)]),
+        .complete(
+          3, .delivered, now: 4, expect: [.delivered(seq: 3, attempt: 1), .advanceCursor(to: 4)]),
       ]
     ),
     (
       "events of no mission are not ordered after each other", 16,
       [
         .enqueue([(1, nil), (2, nil)], now: 0, expect: [send(1, nil), send(2, nil)]),
-        .complete(2, .delivered, now: 1, expect: []),
-        .complete(1, .delivered, now: 1, expect: [.advanceCursor(to: 2)]),
+        .complete(2, .delivered, now: 1, expect: [.delivered(seq: 2, attempt: 1)]),
+        .complete(
+          1, .delivered, now: 1, expect: [.delivered(seq: 1, attempt: 1), .advanceCursor(to: 2)]),
       ]
     ),
     (
@@ -131,7 +141,8 @@ import Testing
         .skip(through: 5, expect: [.advanceCursor(to: 5)]),
         .enqueue([(6, "A")], now: 0, expect: [send(6, "A")]),
         .skip(through: 9, expect: []),
-        .complete(6, .delivered, now: 1, expect: [.advanceCursor(to: 9)]),
+        .complete(
+          6, .delivered, now: 1, expect: [.delivered(seq: 6, attempt: 1), .advanceCursor(to: 9)]),
       ]
     ),
     (
@@ -139,7 +150,8 @@ import Testing
       [
         .enqueue([(1, "A"), (1, "A"), (0, "B")], now: 0, expect: [send(1, "A")]),
         .complete(7, .delivered, now: 1, expect: []),
-        .complete(1, .delivered, now: 1, expect: [.advanceCursor(to: 1)]),
+        .complete(
+          1, .delivered, now: 1, expect: [.delivered(seq: 1, attempt: 1), .advanceCursor(to: 1)]),
         .complete(1, .delivered, now: 2, expect: []),
       ]
     ),
@@ -212,7 +224,7 @@ import Testing
           #expect(seq > cursor)
           cursor = seq
         case .wake(let at): wake = at
-        case .retryLater, .disable: break
+        case .delivered, .retryLater, .disable: break
         }
       }
       // The model's cursor: the highest seq with every event up to it finished.
