@@ -5,6 +5,8 @@ package enum DeliveryError: Error, Equatable, CustomStringConvertible {
   case badSecret(String)
   /// The system's random source failed.
   case random(String)
+  /// libcrypto could not set up HMAC-SHA256.
+  case crypto(String)
   /// An `mqtt://HOST:PORT` address that does not parse.
   case badBrokerURL(String)
   /// An MQTT topic prefix with a wildcard or NUL.
@@ -17,7 +19,8 @@ package enum DeliveryError: Error, Equatable, CustomStringConvertible {
   /// The message, one line.
   package var description: String {
     switch self {
-    case .badSecret(let message), .random(let message), .badBrokerURL(let message),
+    case .badSecret(let message), .random(let message), .crypto(let message),
+      .badBrokerURL(let message),
       .badTopic(let message), .mqtt(let message), .http(let message):
       return message
     }

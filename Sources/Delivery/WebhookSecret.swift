@@ -3,12 +3,16 @@ import Foundation
 
 /// A webhook's signing secret as Standard Webhooks writes it: `whsec_` followed by the
 /// base64 of the key bytes (https://www.standardwebhooks.com, "Signature scheme").
+///
+/// Two secrets are equal when their keys are.
 package struct WebhookSecret: Sendable, Equatable {
   /// The text prefix every secret carries, so a secret is recognisable in a config file.
   package static let prefix = "whsec_"
 
   /// The HMAC key: the bytes the base64 after the prefix stands for.
   package let key: [UInt8]
+  /// The MAC under `key`, set up once for every signature made with this secret.
+  package let mac: HMACSHA256
 
   /// The secret from its text: `whsec_` + base64 (standard alphabet, padding optional), or
   /// plain base64 without the prefix, as the spec's libraries accept both.
@@ -20,11 +24,15 @@ package struct WebhookSecret: Sendable, Equatable {
     guard let data = Data(base64Encoded: padded), !data.isEmpty else {
       throw .badSecret("a webhook secret must be whsec_ followed by base64 key bytes")
     }
-    key = [UInt8](data)
+    try self.init(key: [UInt8](data))
   }
 
   /// A secret with the given key bytes.
-  package init(key: [UInt8]) { self.key = key }
+  /// - Throws: `DeliveryError.crypto` when libcrypto cannot set up HMAC-SHA256.
+  package init(key: [UInt8]) throws(DeliveryError) {
+    self.key = key
+    mac = try HMACSHA256(key: key)
+  }
 
   /// A new secret of 24 random bytes from the system's CSPRNG (libcrypto's `RAND_bytes`,
   /// seeded by the kernel), as Standard Webhooks recommends (between 24 and 64 bytes).
@@ -33,8 +41,11 @@ package struct WebhookSecret: Sendable, Equatable {
     var key = [UInt8](repeating: 0, count: 24)
     let status = key.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
     guard status == 1 else { throw .random("libcrypto's RAND_bytes failed (status \(status))") }
-    return WebhookSecret(key: key)
+    return try WebhookSecret(key: key)
   }
+
+  /// Equal when the keys are.
+  package static func == (a: WebhookSecret, b: WebhookSecret) -> Bool { a.key == b.key }
 
   /// `whsec_` + base64 of the key: what a user is shown once and puts in a receiver.
   package var text: String { Self.prefix + Data(key).base64EncodedString() }

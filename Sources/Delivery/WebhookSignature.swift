@@ -16,7 +16,7 @@ package enum WebhookSignature {
     secret: WebhookSecret, id: String, timestamp: Int64, body: [UInt8]
   ) -> String {
     let content = Array("\(id).\(timestamp).".utf8) + body
-    let code = HMACSHA256.authenticationCode(key: secret.key, message: content)
+    let code = secret.mac.authenticationCode(for: content)
     return "v1," + Data(code).base64EncodedString()
   }
 

@@ -12,19 +12,40 @@ import Testing
     #expect(signature == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
   }
 
-  /// RFC 4231 test case 2: a short key, and the known answer.
-  @Test func hmacMatchesRFC4231() {
-    let code = HMACSHA256.authenticationCode(
-      key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
-    let hex = code.map { String(format: "%02x", $0) }.joined()
-    #expect(hex == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+  private static func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
   }
 
-  @Test func anEmptyKeyAndBodyStillSign() {
-    // RFC 4231 does not cover it; the value is HMAC-SHA256("", "") as OpenSSL's CLI gives.
-    let code = HMACSHA256.authenticationCode(key: [], message: [])
-    let hex = code.map { String(format: "%02x", $0) }.joined()
-    #expect(hex == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
+  /// RFC 4231 test cases 2 (a short key) and 6 (a key longer than the block, hashed first),
+  /// and an empty key and message (the value `openssl dgst -sha256 -hmac ''` gives).
+  @Test(
+    arguments: [
+      (
+        Array("Jefe".utf8), "what do ya want for nothing?",
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+      ),
+      (
+        [UInt8](repeating: 0xAA, count: 131),
+        "Test Using Larger Than Block-Size Key - Hash Key First",
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+      ),
+      ([], "", "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"),
+    ] as [([UInt8], String, String)])
+  func hmacMatchesKnownAnswers(key: [UInt8], message: String, expected: String) throws {
+    let mac = try HMACSHA256(key: key)
+    #expect(Self.hex(mac.authenticationCode(for: Array(message.utf8))) == expected)
+    // The keyed context is unchanged by signing: the same answer again.
+    #expect(Self.hex(mac.authenticationCode(for: Array(message.utf8))) == expected)
+  }
+
+  @Test func oneMACSignsFromManyTasksAtOnce() async throws {
+    let mac = try HMACSHA256(key: Array("Jefe".utf8))
+    let message = Array("what do ya want for nothing?".utf8)
+    let codes = await withTaskGroup(of: String.self) { group in
+      for _ in 0..<200 { group.addTask { Self.hex(mac.authenticationCode(for: message)) } }
+      return await group.reduce(into: Set<String>()) { $0.insert($1) }
+    }
+    #expect(codes == ["5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"])
   }
 
   @Test func headersCarryAStableIDTheTimestampAndTheSignature() throws {
