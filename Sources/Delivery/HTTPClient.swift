@@ -13,6 +13,8 @@ import Synchronization
 /// in libcurl's queue. HTTPS uses the system's CA store (`caFile` for another one). Redirects
 /// are not followed.
 ///
+/// Call `shutdown()` when done: the transfer thread keeps the client alive until then.
+///
 /// `@unchecked Sendable`: the only state touched from several threads is `inbox`, behind a
 /// `Mutex`; everything else belongs to the transfer thread.
 package final class HTTPClient: @unchecked Sendable {

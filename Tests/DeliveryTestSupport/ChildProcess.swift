@@ -8,10 +8,17 @@ public final class ChildProcess: @unchecked Sendable {
   public let outputPath: String
   public let errorPath: String
 
-  /// Starts `executable ARGUMENTS` with its output in `directory` under `tag`.
-  public init(_ executable: String, _ arguments: [String], in directory: URL, tag: String) throws {
+  /// Starts `executable ARGUMENTS` with its output in `directory` under `tag`, with
+  /// `environment` added to this process's.
+  public init(
+    environment: [String: String] = [:], _ executable: String, _ arguments: [String],
+    in directory: URL, tag: String
+  ) throws {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     outputPath = directory.appendingPathComponent("\(tag).out").path
     errorPath = directory.appendingPathComponent("\(tag).err").path
     _ = FileManager.default.createFile(atPath: outputPath, contents: nil)

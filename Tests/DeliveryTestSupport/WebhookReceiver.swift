@@ -26,15 +26,17 @@ public final class WebhookReceiver: @unchecked Sendable {
   public let port: Int
 
   /// Starts a receiver logging into `directory`, checking signatures with `secret`
-  /// (`whsec_…`) when given, speaking HTTPS with `certificate` (PEM files) when given.
+  /// (`whsec_…`) when given, speaking HTTPS with `certificate` (PEM files) when given,
+  /// served by `processes` Python processes (more only for benchmarks).
   public init(
     in directory: URL, secret: String? = nil,
-    certificate: (certFile: String, keyFile: String)? = nil
+    certificate: (certFile: String, keyFile: String)? = nil, processes: Int = 1
   ) throws {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("webhook_receiver.py").path
     logPath = directory.appendingPathComponent("receiver-\(UUID().uuidString).log").path
     child = try ChildProcess(
+      environment: ["RECEIVER_PROCESSES": String(processes)],
       "/usr/bin/python3",
       [script, logPath, secret ?? "-"]
         + (certificate.map { [$0.certFile, $0.keyFile] } ?? []), in: directory,

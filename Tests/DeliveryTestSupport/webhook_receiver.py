@@ -15,14 +15,19 @@ depends on the request path:
 Every request is logged as one JSON line to LOG_FILE: path, the webhook-* headers, the
 body, the client's port (one per connection, so keep-alive shows), and (with SECRET)
 whether the Standard Webhooks signature is valid. With CERT_FILE and KEY_FILE it speaks
-HTTPS.
+HTTPS. With RECEIVER_PROCESSES=N in the environment, N processes serve the one listening
+socket (for benchmarks: one Python process answers only a few thousand requests a second).
 """
 import asyncio
 import base64
 import email.utils
 import hashlib
 import hmac
+import ctypes
 import json
+import os
+import signal
+import socket
 import ssl
 import sys
 import time
@@ -96,11 +101,19 @@ async def serve(reader, writer):
         writer.close()
 
 
-async def main():
-    server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=tls)
-    print("port", server.sockets[0].getsockname()[1], flush=True)
+async def main(listener):
+    server = await asyncio.start_server(serve, sock=listener, ssl=tls)
     async with server:
         await server.serve_forever()
 
 
-asyncio.run(main())
+listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+listener.bind(("127.0.0.1", 0))
+listener.listen(1024)
+print("port", listener.getsockname()[1], flush=True)
+for _ in range(int(os.environ.get("RECEIVER_PROCESSES", "1")) - 1):
+    if os.fork() == 0:
+        # A helper process ends with the first one (PR_SET_PDEATHSIG).
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)
+        break
+asyncio.run(main(listener))

@@ -136,6 +136,39 @@ struct MQTTPublisherTests {
     #expect(publisher.connectionCount == 2)
   }
 
+  @Test func aTopicWithAWildcardIsRefusedInOneLine() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-wildcard",
+      topics: try MQTTTopics(prefix: "mt"))
+    defer { publisher.close() }
+    await #expect {
+      try await publisher.publish(topic: "mt/+/events", payload: [1], retain: false)
+    } throws: { error in
+      let text = String(describing: error)
+      return text.contains("mt/+/events") && text.contains(broker.url) && !text.contains("\n")
+    }
+  }
+
+  /// Closing while the broker is away returns at once, and a publish still waiting fails.
+  @Test func closeWhileTheBrokerIsAwayEndsWaitingPublishes() async throws {
+    let port = try MosquittoBroker.freePort()
+    let publisher = try MQTTPublisher(
+      broker: MQTTBrokerAddress(host: "127.0.0.1", port: port), clientID: "test-away",
+      topics: try MQTTTopics(prefix: "mt"))
+    let waiting = Task {
+      try await publisher.publish(topic: "mt/missions/M/events", payload: [1], retain: false)
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    let start = Date()
+    publisher.close()
+    #expect(Date().timeIntervalSince(start) < 5)
+    await #expect(throws: DeliveryError.self) { try await waiting.value }
+    #expect(!publisher.isConnected)
+  }
+
   @Test func aHostThatDoesNotResolveIsAOneLineError() {
     #expect {
       _ = try MQTTPublisher(
