@@ -1,0 +1,187 @@
+import DeliveryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Delivery
+
+/// The libmosquitto publisher against a real `mosquitto` on a private loopback port.
+@Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable))
+struct MQTTPublisherTests {
+  private static func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("delivery-mqtt-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  /// Waits up to `timeout` seconds for `check`.
+  private static func eventually(_ timeout: Double, _ check: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if check() { return true }
+      usleep(20_000)
+    }
+    return check()
+  }
+
+  @Test func aQoS1PublishIsAcknowledgedAndARetainedOneSeenByALaterSubscriber() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let topics = try MQTTTopics(prefix: "mt")
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-publisher", topics: topics)
+    defer { publisher.close() }
+    let live = try MosquittoSubscriber(port: broker.port, filter: "mt/#", in: directory)
+    try await publisher.publish(
+      topic: topics.missionEvents("M-1"), payload: Array(#"{"seq":1}"#.utf8), retain: false)
+    try await publisher.publish(
+      topic: topics.missionState("M-1"), payload: Array(#"{"state":"active"}"#.utf8),
+      retain: true)
+    #expect(publisher.isConnected)
+    let seen = live.wait(timeout: 5) { $0.contains(#"mt/missions/M-1/state {"state":"active"}"#) }
+    #expect(seen.contains(#"mt/missions/M-1/events {"seq":1}"#))
+    #expect(seen.contains("mt/status online"))
+    // A subscriber that comes later gets the retained state and status, not the event.
+    let later = try MosquittoSubscriber(port: broker.port, filter: "mt/#", in: directory)
+    let retained = later.wait(timeout: 5) {
+      $0.contains(#"mt/missions/M-1/state {"state":"active"}"#) && $0.contains("mt/status online")
+    }
+    #expect(retained.contains(#"mt/missions/M-1/state {"state":"active"}"#))
+    #expect(!retained.contains { $0.hasPrefix("mt/missions/M-1/events") })
+  }
+
+  @Test func anEmptyRetainedMessageClearsAWorkersPosition() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let topics = try MQTTTopics(prefix: "mt")
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-clear", topics: topics)
+    defer { publisher.close() }
+    try await publisher.publish(
+      topic: topics.workerPosition("anna"), payload: Array(#"{"lat":59.3}"#.utf8), retain: true)
+    try await publisher.publish(topic: topics.workerPosition("bo"), payload: [1], retain: true)
+    try await publisher.publish(topic: topics.workerPosition("anna"), payload: [], retain: true)
+    let later = try MosquittoSubscriber(port: broker.port, filter: "mt/workers/#", in: directory)
+    let seen = later.wait(timeout: 3) { $0.contains { $0.hasPrefix("mt/workers/bo/") } }
+    #expect(seen.contains { $0.hasPrefix("mt/workers/bo/position") })
+    #expect(!seen.contains { $0.hasPrefix("mt/workers/anna/") })
+  }
+
+  @Test func theLastWillSaysOfflineWhenTheConnectionDiesAndOnlineComesBack() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let topics = try MQTTTopics(prefix: "mt")
+    let status = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-will", topics: topics)
+    defer { publisher.close() }
+    #expect(status.wait(timeout: 5) { $0 == ["mt/status online"] } == ["mt/status online"])
+    publisher.dropConnectionAbruptly()
+    let seen = status.wait(timeout: 15) {
+      $0 == ["mt/status online", "mt/status offline", "mt/status online"]
+    }
+    #expect(seen == ["mt/status online", "mt/status offline", "mt/status online"])
+    #expect(Self.eventually(5) { publisher.connectionCount == 2 })
+  }
+
+  @Test func aCleanCloseLeavesOfflineRetained() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let topics = try MQTTTopics(prefix: "mt")
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-close", topics: topics)
+    #expect(Self.eventually(5) { publisher.isConnected })
+    publisher.close()
+    let later = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
+    #expect(later.wait(timeout: 5) { !$0.isEmpty } == ["mt/status offline"])
+  }
+
+  /// The broker goes away for a few seconds: messages published meanwhile wait in
+  /// libmosquitto, go out after the reconnect, and each publish completes on its PUBACK.
+  @Test func messagesPublishedWhileTheBrokerIsDownAreDeliveredAfterItReturns() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let topics = try MQTTTopics(prefix: "mt")
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-restart", topics: topics)
+    defer { publisher.close() }
+    try await publisher.publish(topic: topics.missionState("before"), payload: [0x31], retain: true)
+    broker.stop()
+    #expect(Self.eventually(5) { !publisher.isConnected })
+    // Retained, so a subscriber after the restart sees what reached the (fresh) broker.
+    let acknowledged = Counter()
+    for index in 0..<20 {
+      Task {
+        try await publisher.publish(
+          topic: topics.missionState("M-\(index)"), payload: Array("\(index)".utf8), retain: true)
+        acknowledged.value.withLock { $0 += 1 }
+      }
+    }
+    sleep(3)
+    #expect(acknowledged.value.withLock { $0 } == 0)
+    try broker.start()
+    // The reconnect comes after a back-off of at most 30 s.
+    #expect(Self.eventually(40) { acknowledged.value.withLock { $0 } == 20 })
+    let later = try MosquittoSubscriber(
+      port: broker.port, filter: "mt/missions/+/state", in: directory)
+    let seen = later.wait(timeout: 5) { $0.count >= 20 }
+    let expected = Set((0..<20).map { "mt/missions/M-\($0)/state \($0)" })
+    #expect(expected.isSubset(of: Set(seen)))
+    #expect(publisher.connectionCount == 2)
+  }
+
+  @Test func aTopicWithAWildcardIsRefusedInOneLine() async throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broker = try MosquittoBroker(in: directory)
+    let publisher = try MQTTPublisher(
+      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-wildcard",
+      topics: try MQTTTopics(prefix: "mt"))
+    defer { publisher.close() }
+    await #expect {
+      try await publisher.publish(topic: "mt/+/events", payload: [1], retain: false)
+    } throws: { error in
+      let text = String(describing: error)
+      return text.contains("mt/+/events") && text.contains(broker.url) && !text.contains("\n")
+    }
+  }
+
+  /// Closing while the broker is away returns at once, and a publish still waiting fails.
+  @Test func closeWhileTheBrokerIsAwayEndsWaitingPublishes() async throws {
+    let port = try MosquittoBroker.freePort()
+    let publisher = try MQTTPublisher(
+      broker: MQTTBrokerAddress(host: "127.0.0.1", port: port), clientID: "test-away",
+      topics: try MQTTTopics(prefix: "mt"))
+    let waiting = Task {
+      try await publisher.publish(topic: "mt/missions/M/events", payload: [1], retain: false)
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    let start = Date()
+    publisher.close()
+    #expect(Date().timeIntervalSince(start) < 5)
+    await #expect(throws: DeliveryError.self) { try await waiting.value }
+    #expect(!publisher.isConnected)
+  }
+
+  @Test func aHostThatDoesNotResolveIsAOneLineError() {
+    #expect {
+      _ = try MQTTPublisher(
+        broker: MQTTBrokerAddress(host: "no-such-host.invalid", port: 1_883), clientID: "x",
+        topics: try MQTTTopics())
+    } throws: { error in
+      let text = String(describing: error)
+      return text.contains("mqtt://no-such-host.invalid:1883") && !text.contains("\n")
+    }
+  }
+}
+
+/// A count shared by tasks.
+private final class Counter: Sendable {
+  let value = Mutex(0)
+}
