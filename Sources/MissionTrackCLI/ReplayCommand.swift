@@ -13,7 +13,7 @@ enum ReplayCommand: Command {
       missiontrack replay - track a mission from recorded traces
 
     SYNOPSIS
-      missiontrack replay TRACE... [--mission ID] [--speed X] [--start-at TIME]
+      missiontrack replay TRACE... [--worker W] [--mission ID] [--speed X] [--start-at TIME]
                           [--date YYYY-MM-DD] [--rollover-after DATE] [--strict]
                           [--distance-filter M] [--db PATH] [...]
 

@@ -67,13 +67,16 @@ enum ServeCommand: Command {
       --speed X              With --replay: pace fixes at X times real time (default: as
                              fast as possible).
     \(LiveSourceOptions.help)
+      --worker W             The source (--gpsd, --nmea, --replay) feeds worker W (default
+                             local) and is opened only while W has a tracked mission; one
+                             process tracks a worker at a time.
       --distance-filter M, --max-speed MPS, --max-accuracy M, --dwell S, --no-other-fences
                              As for 'missiontrack track'.
       --db PATH              The database (default missiontrack.sqlite; created if missing).
 
     EXIT STATUS
-      0 stopped by SIGINT or SIGTERM, 1 runtime error (address in use, database held by
-      another tracker), 64 usage error.
+      0 stopped by SIGINT or SIGTERM, 1 runtime error (address in use, the worker tracked
+      by another process), 64 usage error.
 
     EXAMPLES
       missiontrack serve --db field.sqlite --gpsd 127.0.0.1:2947
@@ -148,10 +151,14 @@ enum ServeCommand: Command {
     }
     let database = try databaseOption.open(mustExist: false)
     try databaseOption.expireDue(database)
-    let lease = try CLIError.runtime { try database.claimTracking(holder: "missiontrack serve") }
+    let worker = options.worker
+    let lease = try CLIError.runtime {
+      try database.claimTracking(holder: "missiontrack serve", worker: worker)
+    }
     defer { lease.release() }
     let engine = MissionEngine(
-      store: database, source: source, clock: WallClock(), configuration: options.configuration)
+      store: database, sources: { $0 == worker ? source : nil }, clock: WallClock(),
+      configuration: options.configuration)
     let service = MissionService(database: database, engine: engine, configuration: configuration)
     let stopSignal = Task { await terminationReason(console: console, verb: "serve") }
     // `stopSignal` runs only once a cooperative thread is free, and during a long import

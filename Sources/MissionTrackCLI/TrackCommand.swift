@@ -15,7 +15,7 @@ enum TrackCommand: Command {
 
     SYNOPSIS
       missiontrack track [--gpsd HOST:PORT [--device PATH] | --nmea PATH [--baud N]]
-                         [--mission ID] [--db PATH] [...]
+                         [--worker W] [--mission ID] [--db PATH] [...]
 
     DESCRIPTION
       Tracks the mission that is active in the database (or starts the accepted mission

@@ -3,13 +3,18 @@ import MissionFiles
 import MissionStore
 import MissionTracking
 
-/// The flags `replay` and `track` share: which mission, and the pipeline's settings.
+/// The flags `replay`, `track` and `serve` share: which worker and mission, and the
+/// pipeline's settings.
 struct TrackingOptions {
   /// The manual text for these flags.
   static let help = """
+      --worker W             The source feeds worker W (default local, the rig's own
+                             receiver) and is read only while W has a tracked mission.
+                             One process tracks a worker at a time; other workers'
+                             trackers run beside it on the same database.
       --mission ID           Track this mission: an accepted (or open) one is started, an
-                             active or arrived one is resumed. Default: the mission that
-                             is active in the database.
+                             active or arrived one is resumed. Default: the mission the
+                             worker tracks (active or arrived) in the database.
       --distance-filter M    Deliver a fix when it is at least M metres from the last
                              delivered one (default 10).
       --max-speed MPS        Reject jumps implying more than MPS m/s (default 100).
@@ -20,6 +25,8 @@ struct TrackingOptions {
       --db PATH              The database (default missiontrack.sqlite).
     """
 
+  /// The worker the source feeds (in NFC).
+  var worker: String
   var missionID: String?
   var configuration: MissionEngine.Configuration
 
@@ -29,6 +36,7 @@ struct TrackingOptions {
   /// the cleaner does not hold each fix back for the next epoch (one epoch less latency).
   /// - Throws: `CLIError.usage` for a bad value.
   init(_ arguments: inout ArgumentList, live: Bool = false) throws {
+    worker = try arguments.workerOption()
     missionID = try arguments.option("--mission").map(MissionID.normalized)
     let otherFences = !arguments.flag("--no-other-fences")
     let distance = try arguments.double("--distance-filter", in: 0...1_000_000) ?? 10

@@ -4,10 +4,11 @@ import MissionStore
 import MissionTracking
 import TextRules
 
-/// One tracking run, shared by `replay` and `track`: takes the database's tracking lease,
-/// opens the engine over the store (which resumes a mission the store holds active), starts
-/// the requested mission, prints every event as a JSON line, and ends with a summary on
-/// standard error.
+/// One tracking run, shared by `replay` and `track`: takes the tracking lease of the
+/// worker (`--worker`, default `local`), opens the engine over the store with the source
+/// feeding that worker (which resumes the mission the store holds tracked for it), starts
+/// the requested mission, prints the worker's events as JSON lines, and ends with a summary
+/// on standard error. Other workers' trackers may run beside it on the same database.
 struct TrackingSession {
   let database: MissionDatabase
   let console: Console
@@ -50,17 +51,23 @@ struct TrackingSession {
     let stopper = Task { await stop() }
     defer { stopper.cancel() }
     let holder = "missiontrack \(verb)"
-    let lease = try CLIError.runtime { try database.claimTracking(holder: holder) }
+    let worker = options.worker
+    let lease = try CLIError.runtime {
+      try database.claimTracking(holder: holder, worker: worker)
+    }
     defer { lease.release() }
     let engine = MissionEngine(
-      store: database, source: source, clock: clock, configuration: options.configuration)
+      store: database, sources: { $0 == worker ? source : nil }, clock: clock,
+      configuration: options.configuration)
     let console = self.console
     let statusLine = console.errorIsTerminal
     let statusEvery = self.statusEvery
     let verbName = verb
     let printer = Task { () -> Outcome in
       var outcome = Outcome()
-      for await event in engine.events {
+      // This run's worker only: another worker's changes reach this engine through the
+      // store, and belong to that worker's own tracker.
+      for await event in engine.events where event.workerID == nil || event.workerID == worker {
         console.out(event.jsonLine)
         outcome.note(event)
         if statusLine && outcome.deliveredFixes % statusEvery == 1 % statusEvery {
@@ -81,7 +88,7 @@ struct TrackingSession {
     // Whichever ends first: the session (source ended, mission stopped elsewhere, failure)
     // or `stop`. Shutting the engine down ends the session, so the other child returns too.
     let (end, cleaning) = await withTaskGroup(of: (TrackingEnd?, String?).self) { group in
-      group.addTask { (await engine.waitUntilTrackingEnds(), nil) }
+      group.addTask { (await engine.waitUntilTrackingEnds(worker: worker), nil) }
       group.addTask { (nil, await stopper.value) }
       var result: (TrackingEnd?, String?) = (nil, nil)
       while let next = await group.next() {
@@ -89,7 +96,7 @@ struct TrackingSession {
         if next.0 != nil || next.1 != nil { break }
       }
       stopper.cancel()
-      let cleaning = await engine.summary
+      let cleaning = await engine.summary(ofWorker: worker)
       await engine.shutdown(reason: result.1)
       group.cancelAll()
       return (result.0, cleaning)
@@ -98,32 +105,42 @@ struct TrackingSession {
     outcome.missionID = mission.id
     outcome.arrivedEarlier = mission.state == .arrived
     outcome.end = end ?? .shutdown
-    outcome.cleaning = await engine.lastSummary ?? cleaning
+    outcome.cleaning = await engine.lastSummary(ofWorker: worker) ?? cleaning
     outcome.failure = await engine.failure
     if statusLine { console.errRaw("\r\u{1B}[K") }
     return outcome
   }
 
-  /// Starts the mission named by `--mission` (accepting an open one first), or continues
-  /// the one the store holds active; returns it as it was before this run.
+  /// Starts the mission named by `--mission` for the worker (accepting an open one first),
+  /// or continues the one the store holds tracked for it; returns it as it was before this
+  /// run.
   private func start(_ engine: MissionEngine) async throws -> Mission {
-    let active = await engine.activeMissionID
-    guard let id = options.missionID ?? active else {
+    let worker = options.worker
+    let shownWorker = worker.terminalSafe
+    let tracked = await engine.trackedMissionID(ofWorker: worker)
+    guard let id = options.missionID ?? tracked else {
       throw CLIError.failure(
-        "no mission is active: give --mission ID (see 'missiontrack missions list')")
+        "worker \(shownWorker) has no active mission: give --mission ID (see 'missiontrack "
+          + "missions list')")
     }
-    if let active, active != id {
+    if let tracked, tracked != id {
       throw CLIError.failure(
-        "mission \(active) is already active: submit or cancel it first")
+        "worker \(shownWorker) already tracks mission \(tracked.terminalSafe): submit or "
+          + "cancel it first")
     }
     guard let mission = await engine.mission(id) else {
-      throw CLIError.failure("no mission with id '\(id)'")
+      throw CLIError.failure("no mission with id '\(id.terminalSafe)'")
+    }
+    if mission.state != .open, let owner = mission.workerID, owner != worker {
+      throw CLIError.failure(
+        "mission \(id.terminalSafe) belongs to worker \(owner.terminalSafe), not "
+          + "\(shownWorker): give --worker \(owner.terminalSafe)")
     }
     if mission.state.isTracking {
       console.err("\(verb): resuming mission \(mission.id) (\(mission.state.rawValue))")
       return mission
     }
-    if mission.state == .open { try await engine.perform(.accept, on: id) }
+    if mission.state == .open { try await engine.perform(.accept, on: id, worker: worker) }
     try await engine.perform(.start, on: id)
     return mission
   }
