@@ -51,7 +51,7 @@ let package = Package(
       name: "MissionService",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
-        "MissionReporting", "TextRules", "CMicroHTTPD",
+        "MissionReporting", "TextRules", "CMicroHTTPD", "Delivery",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [
@@ -114,6 +114,7 @@ let package = Package(
       name: "MissionServiceTests",
       dependencies: [
         "MissionService", "MissionStore", "MissionTracking", "TraceFormats", "ServiceTestSupport",
+        "DeliveryTestSupport",
       ]),
   ]
 )

@@ -36,6 +36,12 @@ extension MissionService {
         Route("GET", "/v1/missions/{id}/track") { try $0.track($1) },
         Route("GET", "/v1/missions/{id}/events") { try $0.missionEvents($1) },
         Route("GET", "/v1/missions/{id}/report.svg") { try $0.report($1) },
+        // Events out (DESIGN §9).
+        Route("GET", "/v1/webhooks") { try $0.listWebhooks($1) },
+        Route("POST", "/v1/webhooks") { try $0.addWebhook($1) },
+        Route("DELETE", "/v1/webhooks/{id}") { try $0.removeWebhook($1) },
+        Route("GET", "/v1/webhooks/{id}/deliveries") { try $0.webhookDeliveries($1) },
+        Route("POST", "/v1/webhooks/{id}/redeliver") { try $0.redeliverWebhook($1) },
       ])
 
   /// The policy every request passes, in this order, once, before its route: each step
