@@ -23,13 +23,16 @@ final class EventHub: @unchecked Sendable {
   private final class Client {
     let stream: ResponseStream
     let missionID: String?
+    let workerID: String?
     var lastSent: Int64
     var lastWrite: Date
     var stalledSince: Date?
 
-    init(stream: ResponseStream, missionID: String?, lastSent: Int64, now: Date) {
+    init(stream: ResponseStream, missionID: String?, workerID: String?, lastSent: Int64, now: Date)
+    {
       self.stream = stream
       self.missionID = missionID
+      self.workerID = workerID
       self.lastSent = lastSent
       self.lastWrite = now
     }
@@ -39,11 +42,13 @@ final class EventHub: @unchecked Sendable {
   private struct EncodedEvent {
     let sequence: Int64
     let missionID: String
+    let workerID: String?
     let bytes: [UInt8]
 
     init(_ stored: StoredEvent) {
       sequence = stored.sequence
       missionID = stored.missionID
+      workerID = stored.event.workerID
       var bytes = Array("id: \(stored.sequence)\nevent: \(stored.event.type)\ndata: ".utf8)
       bytes.append(contentsOf: stored.jsonLine.utf8)
       bytes.append(contentsOf: "\n\n".utf8)
@@ -79,9 +84,12 @@ final class EventHub: @unchecked Sendable {
   }
 
   /// A new client's stream: events after `after` (from the newest stored event on when
-  /// nil or past it), only mission `missionID`'s when given.
+  /// nil or past it), only mission `missionID`'s and worker `workerID`'s when given; the
+  /// filter holds for the stored events sent first and for the live ones alike.
   /// - Throws: `ServiceError.unavailable` when shutting down; the store's error.
-  func subscribe(after: Int64?, missionID: String?) throws -> ResponseStream {
+  func subscribe(after: Int64?, missionID: String?, workerID: String? = nil) throws
+    -> ResponseStream
+  {
     // An id past the log's end (a client of another database, or one that made it up)
     // starts at the end: left as it is, no event would reach the client until the log grew
     // past it.
@@ -91,7 +99,9 @@ final class EventHub: @unchecked Sendable {
     stream.push(Array("retry: 2000\n\n".utf8))
     try lock.withLock {
       guard !closed else { throw ServiceError.unavailable("the service is shutting down") }
-      clients.append(Client(stream: stream, missionID: missionID, lastSent: start, now: Date()))
+      clients.append(
+        Client(
+          stream: stream, missionID: missionID, workerID: workerID, lastSent: start, now: Date()))
       woken = true
     }
     return stream
@@ -173,13 +183,14 @@ final class EventHub: @unchecked Sendable {
       client.stalledSince = nil
       var bytes: [UInt8]
       if let previousHead, client.lastSent >= previousHead {
-        if client.missionID == nil, client.lastSent == previousHead {
+        if client.missionID == nil, client.workerID == nil, client.lastSent == previousHead {
           bytes = all
         } else {
           bytes = []
           for event in fresh
           where event.sequence > client.lastSent
             && (client.missionID == nil || client.missionID == event.missionID)
+            && (client.workerID == nil || client.workerID == event.workerID)
           {
             bytes.append(contentsOf: event.bytes)
           }
@@ -188,10 +199,11 @@ final class EventHub: @unchecked Sendable {
       } else {
         let events =
           (try? database.events(
-            ofMission: client.missionID, afterSequence: client.lastSent, limit: pageSize)) ?? []
+            ofMission: client.missionID, ofWorker: client.workerID,
+            afterSequence: client.lastSent, limit: pageSize)) ?? []
         bytes = events.reduce(into: []) { $0.append(contentsOf: EncodedEvent($1).bytes) }
         if let last = events.last { client.lastSent = last.sequence }
-        // A client with a mission filter caught up once its mission has nothing after it.
+        // A client with a filter caught up once its mission has nothing after it.
         if events.count < pageSize { client.lastSent = max(client.lastSent, currentHead) }
         if events.count == pageSize { wake() }
       }

@@ -49,7 +49,8 @@ extension MissionService {
       status: 200, contentType: "image/svg+xml", text: ReportRenderer().svg(report))
   }
 
-  /// `GET /v1/events[?mission_id=][&after=SEQ]` with `Last-Event-ID`: Server-Sent Events.
+  /// `GET /v1/events[?mission_id=][&worker_id=][&after=SEQ]` with `Last-Event-ID`:
+  /// Server-Sent Events, of one mission and/or one worker when given.
   func events(_ request: HTTPRequest) throws -> HTTPResponse {
     var after: Int64?
     if let text = request.header("last-event-id") ?? request.query["after"] {
@@ -65,13 +66,19 @@ extension MissionService {
       guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
       missionID = mission.id
     }
+    var workerID: String?
+    if let text = request.query["worker_id"] {
+      let id = try CommandBody.identifier(text, of: "worker_id")
+      guard try database.worker(id) != nil else { throw Self.noWorker(id) }
+      workerID = id
+    }
     if request.method == "HEAD" {
       // The headers only: a subscription would linger, unread, until the next keepalive.
       return HTTPResponse(
         status: 200, contentType: "text/event-stream", body: [],
         headers: [("X-Accel-Buffering", "no")])
     }
-    let stream = try hub.subscribe(after: after, missionID: missionID)
+    let stream = try hub.subscribe(after: after, missionID: missionID, workerID: workerID)
     return HTTPResponse(
       status: 200, contentType: "text/event-stream", stream: stream,
       headers: [("X-Accel-Buffering", "no")])

@@ -4,10 +4,12 @@ import MissionTracking
 import TextRules
 
 extension MissionService {
-  /// `GET /v1/status`.
+  /// `GET /v1/status`: `active_mission` and `source` are those of the worker this process's
+  /// source feeds (`local` unless `serve --worker W`).
   func status() throws -> HTTPResponse {
     let engine = self.engine
-    let active = try AsyncBridge.wait { await engine.activeMissionID }
+    let worker = configuration.sourceWorker
+    let active = try AsyncBridge.wait { await engine.trackedMissionID(ofWorker: worker) }
     let view = monitor.sourceView
     let now = Date()
     var source = JSONObjectWriter()
@@ -61,7 +63,9 @@ extension MissionService {
       return "database not writable: \(Self.oneLine("\(error)", limit: 300))"
     }
     let engine = self.engine
-    let tracking = (try? AsyncBridge.wait { await engine.activeMissionID != nil }) ?? false
+    let worker = configuration.sourceWorker
+    let tracking =
+      (try? AsyncBridge.wait { await engine.trackedMissionID(ofWorker: worker) != nil }) ?? false
     let view = monitor.sourceView
     if tracking, let since = view.downSince {
       let down = Date().timeIntervalSince(since)
@@ -76,8 +80,12 @@ extension MissionService {
   /// `GET /metrics`: Prometheus text format 0.0.4.
   func metrics() throws -> HTTPResponse {
     let engine = self.engine
-    let (summary, tracking) = try AsyncBridge.wait {
-      (await engine.totalSummary, await engine.isTracking)
+    let worker = configuration.sourceWorker
+    let (summary, tracking, tracked) = try AsyncBridge.wait {
+      (
+        await engine.totalSummary, await engine.trackedMissionID(ofWorker: worker) != nil,
+        await engine.trackedMissions.count
+      )
     }
     let counts = monitor.counts
     let view = monitor.sourceView
@@ -114,10 +122,14 @@ extension MissionService {
       "Seconds since the last delivered fix arrived (-1: none yet).",
       [("", view.lastFixReceived.map { Date().timeIntervalSince($0) } ?? -1)])
     metric(
-      "source_up", "gauge", "1 when a mission is tracked and its source is not down.",
+      "source_up", "gauge",
+      "1 when the source's worker has a tracked mission and the source is not down.",
       [("", tracking && view.downSince == nil ? 1 : 0)])
     metric(
-      "tracking", "gauge", "1 while a mission is tracked.", [("", tracking ? 1 : 0)])
+      "tracking", "gauge", "1 while the mission of this process's source's worker is tracked.",
+      [("", tracking ? 1 : 0)])
+    metric(
+      "workers_tracked", "gauge", "Workers with a tracked mission.", [("", Double(tracked))])
     metric(
       "http_requests_total", "counter", "HTTP requests answered, by status.",
       counts.requests.keys.sorted().map {

@@ -2,7 +2,7 @@ import MissionTracking
 import TextRules
 
 extension MissionService {
-  /// The API of DESIGN.md §5, registered in this one place: method and path pattern → handler.
+  /// The API of DESIGN.md §5 and §7, registered in this one place: method and path pattern → handler.
   /// A `HEAD` is answered as its `GET` (without the body); another method on a path of the
   /// table gets 405 with the path's methods as `Allow`; a path not here gets 404.
   static let routes = RouteTable(
@@ -36,6 +36,15 @@ extension MissionService {
         Route("GET", "/v1/missions/{id}/track") { try $0.track($1) },
         Route("GET", "/v1/missions/{id}/events") { try $0.missionEvents($1) },
         Route("GET", "/v1/missions/{id}/report.svg") { try $0.report($1) },
+        // Workers and watches (DESIGN §7).
+        Route("GET", "/v1/workers") { try $0.workers($1) },
+        Route("GET", "/v1/workers/{id}") { try $0.worker($1) },
+        Route("PUT", "/v1/workers/{id}") { try $0.putWorker($1) },
+        Route("DELETE", "/v1/workers/{id}") { try $0.removeWorker($1) },
+        Route("GET", "/v1/watches") { try $0.watches($1) },
+        Route("POST", "/v1/watches") { try $0.addWatch($1) },
+        Route("GET", "/v1/watches/{id}") { try $0.watch($1) },
+        Route("DELETE", "/v1/watches/{id}") { try $0.removeWatch($1) },
         // Events out (DESIGN §9).
         Route("GET", "/v1/webhooks") { try $0.listWebhooks($1) },
         Route("POST", "/v1/webhooks") { try $0.addWebhook($1) },

@@ -171,12 +171,14 @@ package final class MissionService: @unchecked Sendable {
       }
     case let error as StoreError:
       switch error {
-      case .invalidMissionFile, .unreadableFile: return .invalid(oneLine("\(error)"))
+      case .invalidMissionFile, .unreadableFile, .invalidWorker, .invalidWatch:
+        return .invalid(oneLine("\(error)"))
       case .missionNotFound: return .notFound(oneLine("\(error)"))
       case .duplicateMission, .missionTracked, .trackingLeaseHeld, .secondTrackedMission,
-        .trackedMissionRemoval:
+        .trackedMissionRemoval, .deviceTaken, .workerTracking:
         // A write that conflicts with the stored state (an import that would make a second
-        // mission active, a removal of the tracked one, …).
+        // mission of a worker active, a removal of the tracked one, a device another worker
+        // has, the removal of a worker that tracks a mission, …).
         return .conflict(oneLine("\(error)"))
       case .invalidWebhook: return .invalid(oneLine("\(error)"))
       case .webhookNotFound: return .notFound(oneLine("\(error)"))

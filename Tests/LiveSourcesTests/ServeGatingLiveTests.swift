@@ -64,6 +64,67 @@ struct ServeGatingLiveTests {
   }
 }
 
+/// Gating is per worker (DESIGN §7): `serve --gpsd` feeds worker `local`; starting and
+/// stopping another worker's mission on the same service leaves local's gpsd connection
+/// alone (gpsd counts one client throughout, and local's stream has no new `source` event).
+@Suite(
+  .serialized, .enabled(if: GPSDHarness.isAvailable, "gpsd and socat must be installed"),
+  .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
+struct ServeGatingPerWorkerLiveTests {
+  @Test func anotherWorkersStartAndStopLeaveTheGPSDConnectionAlone() async throws {
+    let demo = try DemoDatabase(tag: "serve-gpsd-workers")
+    let harness = try GPSDHarness()
+    defer { harness.stopAll() }
+    let port = try harness.startGPSDWithTheDemoWalk()
+    let server = try ServeProcess(
+      ["--db", demo.path, "--gpsd", "127.0.0.1:\(port)"], in: demo.directory)
+    defer { server.stop() }
+    func post(_ path: String, _ body: String = "") throws -> Int {
+      try RawHTTP.request(
+        port: server.port, "POST", path, headers: ["Content-Type": "application/json"],
+        text: body
+      ).status
+    }
+    #expect(
+      try RawHTTP.request(
+        port: server.port, "PUT", "/v1/workers/bo", headers: ["Content-Type": "application/json"],
+        text: "{}"
+      ).status == 201)
+    #expect(try post("/v1/missions/sig-101/accept") == 200)
+    #expect(try post("/v1/missions/sig-101/start") == 200)
+    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    func localSourceEvents() throws -> Int {
+      let events = try RawHTTP.request(
+        port: server.port, "GET", "/v1/missions/sig-101/events"
+      ).text
+      return events.split(separator: "\n").filter { $0.contains(#""type":"source""#) }.count
+    }
+    try await Task.sleep(for: .milliseconds(500))
+    let before = try localSourceEvents()
+
+    // Worker bo's missions start and stop: local's connection is the one it was.
+    for mission in ["sig-102", "sig-103"] {
+      #expect(try post("/v1/missions/\(mission)/accept", #"{"worker_id":"bo"}"#) == 200)
+      #expect(try post("/v1/missions/\(mission)/start") == 200)
+      try await Task.sleep(for: .milliseconds(700))
+      #expect(GPSDHarness.clients(ofGPSDOn: port) == 1)
+      #expect(try post("/v1/missions/\(mission)/cancel") == 200)
+      try await Task.sleep(for: .milliseconds(700))
+      #expect(GPSDHarness.clients(ofGPSDOn: port) == 1)
+      // The status describes local's source, which bo's cancel did not make idle.
+      let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+      let source = status.json?["source"] as? [String: Any]
+      #expect(source?["status"] as? String != "idle", "\(status.text)")
+    }
+    #expect(try localSourceEvents() == before)
+    let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
+    #expect(status.json?["active_mission"] as? String == "sig-101")
+    #expect(try post("/v1/missions/sig-101/submit") == 200)
+    #expect(await poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(server.stop().status == 0)
+  }
+}
+
 /// `missiontrack serve --nmea DEVICE`: the device is open only while a mission is tracked,
 /// checked in the server's own file descriptor table (`/proc/PID/fd`).
 @Suite(

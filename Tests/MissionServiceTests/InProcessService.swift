@@ -20,30 +20,47 @@ final class InProcessService: @unchecked Sendable {
   let service: MissionService
   /// The database's tracking lease, held as `serve` holds it: one tracker per database.
   private let lease: TrackingLease
+  /// The base URL when the service listens (`listen: true`), else nil.
+  private(set) var url: String?
 
   /// A service over `sandbox`'s database; with `replay`, the trace is the receiver (as
-  /// `serve --replay`), else a source with no fixes. `configure` sets the rest as `serve`'s
-  /// options would (token, CORS origin, source-down limit).
+  /// `serve --replay`), else a source with no fixes. `workerReplays` gives other workers a
+  /// trace each (worker id → path), read from its start each time the worker's mission
+  /// becomes active; a worker in neither has no source in this process. With `listen`, the
+  /// service also listens on a free loopback port (`url`), for a browser. `configure` sets
+  /// the rest as `serve`'s options would (token, CORS origin, source-down limit).
   init(
-    _ sandbox: ServiceSandbox, replay: String? = nil,
-    configure: (inout ServiceConfiguration) -> Void = { _ in }
+    _ sandbox: ServiceSandbox, replay: String? = nil, workerReplays: [String: String] = [:],
+    listen: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in }
   ) async throws {
     database = try MissionDatabase(path: sandbox.databasePath)
     lease = try database.claimTracking(holder: "missiontrack serve")
-    let source: any FixSource =
-      replay.map { TraceReplaySource(path: $0, pacing: .asFastAsPossible) }
-      ?? TraceReplaySource(bytes: [], name: "none", pacing: .asFastAsPossible)
-    engine = MissionEngine(store: database, source: source)
+    engine = MissionEngine(
+      store: database,
+      sources: { worker in
+        if let path = workerReplays[worker] {
+          return TraceReplaySource(path: path, pacing: .asFastAsPossible)
+        }
+        guard worker == Worker.localID else { return nil }
+        return replay.map { TraceReplaySource(path: $0, pacing: .asFastAsPossible) }
+          ?? TraceReplaySource(bytes: [], name: "none", pacing: .asFastAsPossible)
+      })
     var configuration = ServiceConfiguration()
     if let replay {
       // As `serve --replay` describes its source in `/v1/status`.
       configuration.sourceKind = "replay"
       configuration.sourceDetail = replay
     }
+    // A free port, for a browser: the default 8947 may be `serve`'s.
+    configuration.port = 0
     configure(&configuration)
     service = MissionService(database: database, engine: engine, configuration: configuration)
     try await engine.open()
-    service.startWithoutListening()
+    if listen {
+      url = try service.start()
+    } else {
+      service.startWithoutListening()
+    }
   }
 
   /// Stops the service and its engine, as SIGTERM stops `serve`.
@@ -55,11 +72,12 @@ final class InProcessService: @unchecked Sendable {
   /// Runs `body` with a service over `sandbox` (see `init`), and stops it after, also when
   /// `body` throws.
   static func run(
-    _ sandbox: ServiceSandbox, replay: String? = nil,
-    configure: (inout ServiceConfiguration) -> Void = { _ in },
+    _ sandbox: ServiceSandbox, replay: String? = nil, workerReplays: [String: String] = [:],
+    listen: Bool = false, configure: (inout ServiceConfiguration) -> Void = { _ in },
     _ body: (InProcessService) async throws -> Void
   ) async throws {
-    let server = try await InProcessService(sandbox, replay: replay, configure: configure)
+    let server = try await InProcessService(
+      sandbox, replay: replay, workerReplays: workerReplays, listen: listen, configure: configure)
     do {
       try await body(server)
     } catch {

@@ -122,6 +122,85 @@ extension ServeSuite {
       }
     }
 
+    /// Two workers tracked at once (DESIGN §7): the page lists both, draws the other
+    /// worker's fence, track and position beside the focus mission's, where `/map.json` puts
+    /// them.
+    @Test(.enabled(if: MapPageBrowser.chromium != nil, "chromium is not installed: skipped"))
+    func pageShowsEveryTrackedWorkerWithItsTrackFenceAndDistance() async throws {
+      let sandbox = try ServiceSandbox()
+      let walk = try ServiceWatchesTests.walkThroughSig102(in: sandbox)
+      try await InProcessService.run(
+        sandbox, replay: ServiceSandbox.walkGPX, workerReplays: ["bo": walk], listen: true
+      ) { server in
+        let port = try ServiceWatchesTests.port(server)
+        let url = try #require(server.url)
+        #expect(
+          try await ServiceWorkersTests.json(server, "PUT", "/v1/workers/bo", #"{"name":"Bo"}"#)
+            .status == 201)
+        let accept = #"{"worker_id":"bo"}"#
+        #expect(
+          try await ServiceWorkersTests.json(server, "POST", "/v1/missions/sig-102/accept", accept)
+            .status == 200)
+        for path in ["sig-101/accept", "sig-101/start", "sig-102/start"] {
+          #expect(try await server.request("POST", "/v1/missions/\(path)").status == 200, "\(path)")
+        }
+        let local = try await MapPageBrowser.waitForTheTrackToSettle(port: port, mission: "sig-101")
+        let bo = try await MapPageBrowser.waitForTheTrackToSettle(port: port, mission: "sig-102")
+        #expect(local > 10 && bo > 10)
+        let boTrack = try MapPageBrowser.trackCoordinates(port: port, mission: "sig-102")
+        let boLast = try #require(boTrack.last)
+
+        let browser = try await MapPageBrowser.load(url, in: sandbox.directory)
+        let dom = browser.dom
+        func attribute(_ name: String, of tag: String) -> String? {
+          MapPageBrowser.attribute(name, of: tag)
+        }
+        // The worker list: both workers, each with its mission, fence state and distance.
+        let list = try #require(MapPageBrowser.element(id: "workers", in: dom))
+        for (worker, mission) in [("bo", "sig-102"), ("local", "sig-101")] {
+          let entry = try #require(
+            MapPageBrowser.startTag(containing: "data-id=\"\(worker)\"", in: list))
+          #expect(attribute("data-tracked-mission", of: entry) == mission)
+          #expect(["inside", "outside"].contains(attribute("data-fence", of: entry) ?? ""))
+          #expect(attribute("data-distance-m", of: entry).flatMap(Double.init) != nil)
+        }
+        // The focus mission (local's) as before; bo's fence, track and position beside it.
+        let fence = try #require(MapPageBrowser.startTag(id: "fence", in: dom))
+        #expect(attribute("data-mission", of: fence) == "sig-101")
+        let other = try #require(
+          MapPageBrowser.startTag(containing: "data-worker=\"bo\"", in: dom))
+        #expect(attribute("data-mission", of: other) == "sig-102")
+        #expect(attribute("data-fixes", of: other) == String(boTrack.count))
+        let position = try #require(
+          MapPageBrowser.startTag(containing: "class=\"worker-position\"", in: dom))
+        let lat = try #require(attribute("data-lat", of: position).flatMap(Double.init))
+        let lon = try #require(attribute("data-lon", of: position).flatMap(Double.init))
+        #expect(abs(lat - boLast.latitude) < 1e-9 && abs(lon - boLast.longitude) < 1e-9)
+        #expect(MapPageBrowser.startTag(containing: "class=\"worker-track\"", in: dom) != nil)
+
+        // Drawn where the service's geometry for the map's size puts it.
+        let map = try #require(MapPageBrowser.startTag(id: "map", in: dom))
+        let size = try #require(attribute("viewBox", of: map)).split(separator: " ")
+        try #require(size.count == 4)
+        let geometry = try RawHTTP.request(
+          port: port, "GET", "/map.json?width=\(size[2])&height=\(size[3])&mission=sig-101")
+        let workers = try #require(geometry.json?["workers"] as? [[String: Any]])
+        #expect(workers.map { $0["id"] as? String } == ["bo", "local"])
+        let served = try #require(workers.first)
+        let ring = try #require(
+          MapPageBrowser.startTag(containing: "class=\"worker-fence\"", in: dom))
+        for (name, key) in [("cx", "fence_x"), ("cy", "fence_y"), ("r", "radius_px")] {
+          let drawn = attribute(name, of: ring).flatMap(Double.init) ?? .nan
+          let value = (served[key] as? NSNumber)?.doubleValue ?? .nan
+          #expect(abs(drawn - value) <= 0.0051, "\(name): drawn \(drawn), served \(value)")
+        }
+        for line in browser.log.split(separator: "\n")
+        where line.contains("Content Security Policy") || line.contains("Uncaught") {
+          Issue.record("chromium: \(line)")
+        }
+      }
+    }
+
     @Test func pageResourcesCarryThePolicyAndNameNoOtherOrigin() throws {
       let sandbox = try ServiceSandbox()
       let server = try sandbox.serve()
@@ -180,7 +259,7 @@ extension ServeSuite {
         .dwell(fenceID: "m", dwellSeconds: 1),
         .exit(fenceID: "m", distanceMeters: 70), .crossed(fenceID: "m", closestDistanceMeters: 3),
         .state(from: .accepted, to: .active), .source(.connected, detail: ""),
-        .rejected(reason: "stale", count: 2),
+        .rejected(reason: "stale", count: 2), .nearby(watchID: "w", distanceMeters: 5),
       ]
       let types = kinds.map { TrackingEvent(time: time, missionID: "m", kind: $0).type }
       #expect(types == TrackingEvent.types)

@@ -61,6 +61,8 @@ if (typeof document === 'undefined') {
     lastFix: null,        // the latest fix event of the focus mission
     fenceEvents: [],      // enter/dwell/exit/crossed of the focus mission's tracking
     missions: [],         // the listed missions, in list order
+    workers: [],          // every worker (GET /v1/workers), by id
+    mapWorkers: [],       // the workers with a tracked mission, as /map.json drew them
     listMode: 'none',     // 'worker', 'mission' or 'all'
     queryCenter: null,
     events: [],           // newest first: {type, json, seq, count, text}
@@ -104,6 +106,7 @@ if (typeof document === 'undefined') {
       case 'state': return 'state ' + e.from + ' \u2192 ' + e.to;
       case 'source': return 'source ' + e.status + (e.detail ? ': ' + e.detail : '');
       case 'rejected': return 'rejected ' + e.count + ' ' + e.reason;
+      case 'mission_nearby': return 'nearby watch ' + e.watch_id + ' at ' + distanceText(e.distance_m);
       default: return e.type || 'event';
     }
   }
@@ -222,7 +225,16 @@ if (typeof document === 'undefined') {
     return out.filter(function (p) { return isFinite(p.lat) && isFinite(p.lon); });
   }
 
+  // Every worker, for the worker list: its tracked mission, last fix and source.
+  function refreshWorkers() {
+    return getJSON('/v1/workers').then(function (body) {
+      state.workers = body.workers || [];
+      renderWorkers();
+    }).catch(function (error) { problem(error); });
+  }
+
   function refreshStatus() {
+    refreshWorkers();
     return getJSON('/v1/status').then(function (status) {
       problem(null);
       state.status = status;
@@ -387,6 +399,7 @@ if (typeof document === 'undefined') {
         state.missions.forEach(function (m) { if (m.id === event.mission_id) m.state = event.to; });
         if (focused) state.focus.state = event.to;
         if (event.to === 'active' || event.from === 'active' || event.from === 'arrived') refreshStatus();
+        else if (event.to === 'accepted') refreshWorkers();
         renderMissions();
         break;
       case 'source':
@@ -529,6 +542,7 @@ if (typeof document === 'undefined') {
       var li = el('li', 'event type-' + item.type);
       li.dataset.type = item.type;
       li.dataset.missionId = e.mission_id;
+      if (e.worker_id) li.dataset.workerId = e.worker_id;
       if (item.seq) li.dataset.seq = item.seq;
       if (item.count > 1) li.dataset.count = String(item.count);
       var kind = MARKER_RADIUS[item.type] && item.type !== 'start' ? item.type : null;
@@ -541,6 +555,7 @@ if (typeof document === 'undefined') {
       var text = eventText(e) + (item.count > 1 ? ' (' + item.count + ' fixes)' : '');
       li.appendChild(el('span', 'event-text', text));
       if (state.focus === null || e.mission_id !== state.focus.id) li.appendChild(el('span', 'event-mission', e.mission_id));
+      if (e.worker_id && e.worker_id !== 'local') li.appendChild(el('span', 'event-worker', e.worker_id));
       items.appendChild(li);
     });
     list.replaceChildren(items);
@@ -606,7 +621,9 @@ if (typeof document === 'undefined') {
     if (q) url += '&lat=' + q.lat + '&lon=' + q.lon + '&radius_m=' + NEARBY_RADIUS_M;
     mapLoading = true;
     return getJSON(url).then(function (map) {
+      state.mapWorkers = map.workers || [];
       drawMap(map, focus, width, height);
+      renderWorkers();
       requeryAround(map.worker);
     }).catch(function (error) { problem(error); }).then(function () {
       mapLoading = false;
@@ -674,6 +691,8 @@ if (typeof document === 'undefined') {
       }, svg);
     }
 
+    drawWorkers(map.workers || [], focus);
+
     // The track: gaps dotted, white casing, blue line (ReportRenderer.drawTrack).
     var track = map.track;
     var points = track;
@@ -697,15 +716,7 @@ if (typeof document === 'undefined') {
         shape('circle', { 'class': 'track-point', cx: n(segment[0].x), cy: n(segment[0].y), r: 3, fill: COLOR.track }, trackGroup);
         return;
       }
-      var list = thin(segment).map(function (p) { return n(p.x) + ',' + n(p.y); }).join(' ');
-      shape('polyline', {
-        'class': 'track-casing', points: list, fill: 'none', stroke: '#ffffff', 'stroke-opacity': 0.8,
-        'stroke-width': 6, 'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-      }, trackGroup);
-      shape('polyline', {
-        'class': 'track', points: list, fill: 'none', stroke: COLOR.track, 'stroke-width': 3,
-        'stroke-linejoin': 'round', 'stroke-linecap': 'round'
-      }, trackGroup);
+      trackLine(segment, trackGroup, 'track', 3);
     });
 
     // Markers: start, fence events (moved aside when they would cover each other).
@@ -765,6 +776,94 @@ if (typeof document === 'undefined') {
 
     drawScaleBar(bar, height);
     drawNorthArrow(width);
+  }
+
+  // Page points drawn as the report draws a track (ReportRenderer.drawTrack): a white
+  // casing twice the line's width under the blue line; classes `NAME-casing` and `NAME`.
+  function trackLine(points, parent, name, width) {
+    var list = thin(points).map(function (p) { return n(p.x) + ',' + n(p.y); }).join(' ');
+    shape('polyline', {
+      'class': name + '-casing', points: list, fill: 'none', stroke: '#ffffff', 'stroke-opacity': 0.8,
+      'stroke-width': 2 * width, 'stroke-linejoin': 'round', 'stroke-linecap': 'round'
+    }, parent);
+    shape('polyline', {
+      'class': name, points: list, fill: 'none', stroke: COLOR.track, 'stroke-width': width,
+      'stroke-linejoin': 'round', 'stroke-linecap': 'round'
+    }, parent);
+  }
+
+  // Every other worker with a tracked mission (DESIGN §7): its mission's fence and exit ring,
+  // its delivered track and its last fix, labelled with its id. The focus mission's worker
+  // is drawn by drawMap itself.
+  function drawWorkers(workers, focus) {
+    var layer = shape('g', { id: 'tracked-workers' }, svg);
+    workers.forEach(function (w) {
+      if (focus && w.mission === focus.id) return;
+      var g = shape('g', {
+        'class': 'tracked-worker fence-' + w.fence, 'data-worker': w.id, 'data-mission': w.mission,
+        'data-fixes': w.track.length
+      }, layer);
+      shape('title', {}, g).textContent = 'Worker ' + w.id + (w.name ? ' (' + w.name + ')' : '') + ': mission ' + w.mission;
+      shape('circle', {
+        'class': 'worker-exit-margin', cx: n(w.fence_x), cy: n(w.fence_y), r: n(w.exit_radius_px), fill: 'none',
+        stroke: COLOR.margin, 'stroke-width': 1.2, 'stroke-dasharray': '7 5'
+      }, g);
+      shape('circle', {
+        'class': 'worker-fence', cx: n(w.fence_x), cy: n(w.fence_y), r: n(w.radius_px), fill: COLOR.fence,
+        'fill-opacity': 0.12, stroke: COLOR.fence, 'stroke-width': 1.6
+      }, g);
+      missionPoint({ x: w.fence_x, y: w.fence_y }, g, 'Mission ' + w.mission);
+      if (w.track.length > 1) trackLine(w.track, g, 'worker-track', 2.5);
+      var at = w.position;
+      if (at) {
+        var p = shape('g', { 'class': 'worker-position', 'data-lat': at.lat, 'data-lon': at.lon, 'data-time': at.time }, g);
+        shape('circle', { cx: n(at.x), cy: n(at.y), r: 10, fill: '#ffffff', 'fill-opacity': 0.6, stroke: COLOR.end, 'stroke-width': 1.2 }, p);
+        shape('rect', { x: n(at.x - 5), y: n(at.y - 5), width: 10, height: 10, fill: COLOR.end, stroke: '#ffffff', 'stroke-width': 1.5 }, p);
+        shape('text', {
+          'class': 'worker-label', x: n(at.x + 13), y: n(at.y + 4), 'font-size': 12, fill: '#111111',
+          stroke: '#ffffff', 'stroke-width': 3.5, 'stroke-linejoin': 'round', 'paint-order': 'stroke'
+        }, p).textContent = w.id;
+      }
+    });
+  }
+
+  // The worker list: every worker, with its tracked mission, and for a tracked one its
+  // fence state and distance (as the map drew them) and its last fix.
+  function renderWorkers() {
+    var list = document.getElementById('workers');
+    var drawn = {};
+    state.mapWorkers.forEach(function (w) { drawn[w.id] = w; });
+    var tracked = state.workers.filter(function (w) { return w.tracked_mission !== null; }).length;
+    setText('workers-heading', 'Workers (' + tracked + ' of ' + state.workers.length + ' tracked)');
+    var items = document.createDocumentFragment();
+    state.workers.forEach(function (w) {
+      var li = el('li', 'worker-entry' + (w.tracked_mission !== null ? ' tracked' : ''));
+      li.dataset.id = w.id;
+      li.dataset.trackedMission = w.tracked_mission === null ? '' : w.tracked_mission;
+      var top = el('div', 'worker-head');
+      top.appendChild(el('span', 'worker-id', w.id));
+      if (w.name) top.appendChild(el('span', 'worker-name', w.name));
+      li.appendChild(top);
+      var facts = [];
+      if (w.tracked_mission !== null) {
+        facts.push('mission ' + w.tracked_mission);
+        var d = drawn[w.id];
+        if (d && d.mission === w.tracked_mission) {
+          li.dataset.fence = d.fence;
+          if (typeof d.distance_m === 'number') li.dataset.distanceM = String(d.distance_m);
+          facts.push(d.fence);
+          if (typeof d.distance_m === 'number') facts.push(distanceText(d.distance_m) + ' away');
+        }
+      } else {
+        facts.push('no mission');
+      }
+      if (w.source) facts.push(w.source.kind + ' ' + w.source.status);
+      if (w.last_fix) facts.push('fix ' + clockText(w.last_fix.time));
+      li.appendChild(el('div', 'worker-facts', facts.join(' \u00b7 ')));
+      items.appendChild(li);
+    });
+    list.replaceChildren(items);
+    if (state.workers.length === 0) list.appendChild(el('li', 'empty', 'No workers.'));
   }
 
   // The best of eight spots around a point for a 12 px label (a small LabelPlacer): the one
