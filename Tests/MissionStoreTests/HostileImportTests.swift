@@ -53,6 +53,23 @@ import Testing
     #expect(try store.missions().map { Array($0.id.utf8) } == [Array("caf\u{E9}".utf8)])
   }
 
+  /// Mission ids follow the one id rule worker ids share (`Identifier`): a control
+  /// character or more than 200 bytes of UTF-8 is a bad value, with its line.
+  @Test func anIdWithAControlCharacterOrOver200BytesIsABadValue() throws {
+    for (id, reason) in [
+      ("a\u{1B}b", "control characters"), (String(repeating: "\u{E9}", count: 101), "200 bytes"),
+    ] {
+      let error = try #require(try importError("id,lat,lon\nok,1,2\n\(id),1,2\n", .csv))
+      guard case .invalidMissionFile(_, 3, "id", _, let text) = error else {
+        Issue.record("unexpected \(error)")
+        continue
+      }
+      #expect(text.contains(reason))
+    }
+    let longest = String(repeating: "\u{E9}", count: 100)
+    #expect(try importError("id,lat,lon\n\(longest),1,2\n", .csv) == nil)
+  }
+
   /// An id with a NUL could be stored but never named in a request path: refused, in every
   /// format, with its line.
   @Test func anIdWithANULIsABadValue() throws {

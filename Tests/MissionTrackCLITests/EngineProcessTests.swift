@@ -109,7 +109,7 @@ import Testing
     #expect(first.status == 0)
     let second = try await Self.run(box, ["missions", "start", "sig-102", "--db", db], tag: "s2")
     #expect(second.status == 1)
-    #expect(second.err.contains("mission sig-101 is already active"))
+    #expect(second.err.contains("worker local already tracks mission sig-101"))
     #expect(try MissionDatabase(path: db).mission(id: "sig-102")?.state == .accepted)
     // The schema refuses it too, whoever writes.
     let raw = try MissionDatabase(path: db)

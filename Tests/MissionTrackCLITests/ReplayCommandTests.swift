@@ -71,7 +71,7 @@ import Testing
     #expect(
       await MissionTrackTool.run(["replay", CLISandbox.walkGPX, "--db", path], console: noMission)
         == 1)
-    #expect(noMission.capturedError.contains("no mission is active"))
+    #expect(noMission.capturedError.contains("worker local has no active mission"))
     let missingTrace = Console.capture()
     #expect(
       await MissionTrackTool.run(
