@@ -402,7 +402,12 @@ package struct EngineState: Sendable {
     }
     if mission?.deadline != nil { deadlineIDs.insert(id) } else { deadlineIDs.remove(id) }
     if updatesDirectory { directory.set(mission, id: id) }
-    if forgetsFences, !sessions.isEmpty {
+    // Only a change of place, radius or finality changes another session's fences.
+    let fenceChanged =
+      old?.coordinate != mission?.coordinate
+      || old?.geofenceRadiusMeters != mission?.geofenceRadiusMeters
+      || old?.state.isFinal != mission?.state.isFinal
+    if forgetsFences, fenceChanged, !sessions.isEmpty {
       // Fences of other missions changed near a worker: query them again at its next fix.
       let places = [old?.coordinate, mission?.coordinate].compactMap { $0 }
       // Over a copy of the keys, not of the sessions: each is changed in place.
