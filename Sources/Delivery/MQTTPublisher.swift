@@ -111,15 +111,13 @@ package final class MQTTPublisher: @unchecked Sendable {
       mosq, broker.host, Int32(broker.port), Int32(keepAliveSeconds))
     // A refused or unreachable broker is retried by the loop; a name that does not resolve
     // (or another setup error) will never work, so it is reported now.
+    // From here every stored property is set, so a throw runs `deinit`, which destroys
+    // `mosq` and releases `context`: no cleanup of our own (that freed them twice).
     if connect != MOSQ_ERR_SUCCESS.rawValue && connect != MOSQ_ERR_ERRNO.rawValue {
-      mosquitto_destroy(mosq)
-      Unmanaged<Shared>.fromOpaque(context).release()
       throw .mqtt("cannot connect to MQTT broker \(broker.url): \(Self.message(connect))")
     }
     let started = mosquitto_loop_start(mosq)
     guard started == MOSQ_ERR_SUCCESS.rawValue else {
-      mosquitto_destroy(mosq)
-      Unmanaged<Shared>.fromOpaque(context).release()
       throw .mqtt("mosquitto_loop_start for \(broker.url) failed: \(Self.message(started))")
     }
   }
