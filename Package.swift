@@ -107,9 +107,10 @@ let package = Package(
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
     // Real receivers for the delivery tests: a Python webhook server and a private mosquitto.
     .target(
-      name: "DeliveryTestSupport", path: "Tests/DeliveryTestSupport",
-      exclude: ["webhook_receiver.py"]),
-    .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport"]),
+      name: "DeliveryTestSupport", dependencies: ["ServiceTestSupport"],
+      path: "Tests/DeliveryTestSupport", exclude: ["webhook_receiver.py"]),
+    .testTarget(
+      name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport", "MissionProximity"]),
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [

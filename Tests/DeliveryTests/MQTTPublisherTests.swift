@@ -8,26 +8,9 @@ import Testing
 /// The libmosquitto publisher against a real `mosquitto` on a private loopback port.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable))
 struct MQTTPublisherTests {
-  private static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("delivery-mqtt-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  /// Waits up to `timeout` seconds for `check`.
-  private static func eventually(_ timeout: Double, _ check: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if check() { return true }
-      usleep(20_000)
-    }
-    return check()
-  }
-
   @Test func aQoS1PublishIsAcknowledgedAndARetainedOneSeenByALaterSubscriber() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let topics = try MQTTTopics(prefix: "mt")
     let publisher = try MQTTPublisher(
@@ -53,8 +36,8 @@ struct MQTTPublisherTests {
   }
 
   @Test func anEmptyRetainedMessageClearsAWorkersPosition() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let topics = try MQTTTopics(prefix: "mt")
     let publisher = try MQTTPublisher(
@@ -71,8 +54,8 @@ struct MQTTPublisherTests {
   }
 
   @Test func theLastWillSaysOfflineWhenTheConnectionDiesAndOnlineComesBack() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let topics = try MQTTTopics(prefix: "mt")
     let status = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
@@ -85,17 +68,17 @@ struct MQTTPublisherTests {
       $0 == ["mt/status online", "mt/status offline", "mt/status online"]
     }
     #expect(seen == ["mt/status online", "mt/status offline", "mt/status online"])
-    #expect(Self.eventually(5) { publisher.connectionCount == 2 })
+    #expect(await eventually(5) { publisher.connectionCount == 2 })
   }
 
   @Test func aCleanCloseLeavesOfflineRetained() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let topics = try MQTTTopics(prefix: "mt")
     let publisher = try MQTTPublisher(
       broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-close", topics: topics)
-    #expect(Self.eventually(5) { publisher.isConnected })
+    #expect(await eventually(5) { publisher.isConnected })
     publisher.close()
     let later = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
     #expect(later.wait(timeout: 5) { !$0.isEmpty } == ["mt/status offline"])
@@ -104,8 +87,8 @@ struct MQTTPublisherTests {
   /// The broker goes away for a few seconds: messages published meanwhile wait in
   /// libmosquitto, go out after the reconnect, and each publish completes on its PUBACK.
   @Test func messagesPublishedWhileTheBrokerIsDownAreDeliveredAfterItReturns() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let topics = try MQTTTopics(prefix: "mt")
     let publisher = try MQTTPublisher(
@@ -113,7 +96,7 @@ struct MQTTPublisherTests {
     defer { publisher.close() }
     try await publisher.publish(topic: topics.missionState("before"), payload: [0x31], retain: true)
     broker.stop()
-    #expect(Self.eventually(5) { !publisher.isConnected })
+    #expect(await eventually(5) { !publisher.isConnected })
     // Retained, so a subscriber after the restart sees what reached the (fresh) broker.
     let acknowledged = Counter()
     for index in 0..<20 {
@@ -127,7 +110,7 @@ struct MQTTPublisherTests {
     #expect(acknowledged.value.withLock { $0 } == 0)
     try broker.start()
     // The reconnect comes after a back-off of at most 30 s.
-    #expect(Self.eventually(40) { acknowledged.value.withLock { $0 } == 20 })
+    #expect(await eventually(40) { acknowledged.value.withLock { $0 } == 20 })
     let later = try MosquittoSubscriber(
       port: broker.port, filter: "mt/missions/+/state", in: directory)
     let seen = later.wait(timeout: 5) { $0.count >= 20 }
@@ -137,8 +120,8 @@ struct MQTTPublisherTests {
   }
 
   @Test func aTopicWithAWildcardIsRefusedInOneLine() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-mqtt")
+    let directory = scratch.url
     let broker = try MosquittoBroker(in: directory)
     let publisher = try MQTTPublisher(
       broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-wildcard",
