@@ -8,14 +8,37 @@ import Testing
 /// The libmosquitto publisher against a real `mosquitto` on a private loopback port.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable))
 struct MQTTPublisherTests {
+  /// A scratch directory, a private broker, the topics under `mt`, and publishers to it
+  /// (closed when the rig is released).
+  private final class Rig {
+    let scratch: ScratchDirectory
+    let broker: MosquittoBroker
+    let topics: MQTTTopics
+    private var publishers: [MQTTPublisher] = []
+
+    init() throws {
+      scratch = try ScratchDirectory("delivery-mqtt")
+      broker = try MosquittoBroker(in: scratch.url)
+      topics = try MQTTTopics(prefix: "mt")
+    }
+
+    deinit { for publisher in publishers { publisher.close() } }
+
+    var directory: URL { scratch.url }
+
+    /// A publisher to the broker as `clientID`.
+    func publisher(_ clientID: String) throws -> MQTTPublisher {
+      let publisher = try MQTTPublisher(
+        broker: try MQTTBrokerAddress(url: broker.url), clientID: clientID, topics: topics)
+      publishers.append(publisher)
+      return publisher
+    }
+  }
+
   @Test func aQoS1PublishIsAcknowledgedAndARetainedOneSeenByALaterSubscriber() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-publisher", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-publisher")
     let live = try MosquittoSubscriber(port: broker.port, filter: "mt/#", in: directory)
     try await publisher.publish(
       topic: topics.missionEvents("M-1"), payload: Array(#"{"seq":1}"#.utf8), retain: false)
@@ -36,13 +59,9 @@ struct MQTTPublisherTests {
   }
 
   @Test func anEmptyRetainedMessageClearsAWorkersPosition() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-clear", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-clear")
     try await publisher.publish(
       topic: topics.workerPosition("anna"), payload: Array(#"{"lat":59.3}"#.utf8), retain: true)
     try await publisher.publish(topic: topics.workerPosition("bo"), payload: [1], retain: true)
@@ -54,14 +73,10 @@ struct MQTTPublisherTests {
   }
 
   @Test func theLastWillSaysOfflineWhenTheConnectionDiesAndOnlineComesBack() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
+    let rig = try Rig()
+    let (directory, broker) = (rig.directory, rig.broker)
     let status = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-will", topics: topics)
-    defer { publisher.close() }
+    let publisher = try rig.publisher("test-will")
     #expect(status.wait(timeout: 5) { $0 == ["mt/status online"] } == ["mt/status online"])
     publisher.dropConnectionAbruptly()
     let seen = status.wait(timeout: 15) {
@@ -72,12 +87,9 @@ struct MQTTPublisherTests {
   }
 
   @Test func aCleanCloseLeavesOfflineRetained() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-close", topics: topics)
+    let rig = try Rig()
+    let (directory, broker) = (rig.directory, rig.broker)
+    let publisher = try rig.publisher("test-close")
     #expect(await eventually(5) { publisher.isConnected })
     publisher.close()
     let later = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
@@ -87,13 +99,9 @@ struct MQTTPublisherTests {
   /// The broker goes away for a few seconds: messages published meanwhile wait in
   /// libmosquitto, go out after the reconnect, and each publish completes on its PUBACK.
   @Test func messagesPublishedWhileTheBrokerIsDownAreDeliveredAfterItReturns() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-restart", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-restart")
     try await publisher.publish(topic: topics.missionState("before"), payload: [0x31], retain: true)
     broker.stop()
     #expect(await eventually(5) { !publisher.isConnected })
@@ -120,18 +128,13 @@ struct MQTTPublisherTests {
   }
 
   @Test func aTopicWithAWildcardIsRefusedInOneLine() async throws {
-    let scratch = try ScratchDirectory("delivery-mqtt")
-    let directory = scratch.url
-    let broker = try MosquittoBroker(in: directory)
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-wildcard",
-      topics: try MQTTTopics(prefix: "mt"))
-    defer { publisher.close() }
+    let rig = try Rig()
+    let publisher = try rig.publisher("test-wildcard")
     await #expect {
       try await publisher.publish(topic: "mt/+/events", payload: [1], retain: false)
     } throws: { error in
       let text = String(describing: error)
-      return text.contains("mt/+/events") && text.contains(broker.url) && !text.contains("\n")
+      return text.contains("mt/+/events") && text.contains(rig.broker.url) && !text.contains("\n")
     }
   }
 
