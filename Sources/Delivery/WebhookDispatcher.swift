@@ -96,12 +96,11 @@ package struct WebhookDispatcher: Sendable {
     guard !isDisabled else { return [] }
     for event in events where outbox.take(event.seq) {
       let key = event.missionID.map(LaneKey.mission) ?? .single(event.seq)
-      var lane = lanes[key] ?? Lane()
-      if lane.head == lane.events.count {
+      if lanes[key].map({ $0.head == $0.events.count }) ?? true {
         due.insert(Due(dueSeconds: now, seq: event.seq, key: key))
       }
-      lane.events.append(event)
-      lanes[key] = lane
+      // Appended in place: a copy of the lane would copy its whole queue on every event.
+      lanes[key, default: Lane()].events.append(event)
     }
     return sendDue(now: now)
   }
@@ -118,9 +117,11 @@ package struct WebhookDispatcher: Sendable {
   package mutating func completed(
     seq: Int64, outcome: DeliveryOutcome, now: Double, random: inout some RandomNumberGenerator
   ) -> [Action] {
-    guard !isDisabled, let key = inFlight.removeValue(forKey: seq), var lane = lanes[key] else {
-      return []
-    }
+    // The lane is taken out while it changes (and put back below), so its queue is not
+    // copied.
+    guard !isDisabled, let key = inFlight.removeValue(forKey: seq),
+      var lane = lanes.removeValue(forKey: key)
+    else { return [] }
     inFlightCount -= 1
     var actions: [Action] = []
     switch outcome {
@@ -148,7 +149,7 @@ package struct WebhookDispatcher: Sendable {
         actions += finish(seq)
       }
     }
-    if lane.head < lane.events.count { lanes[key] = lane } else { lanes[key] = nil }
+    if lane.head < lane.events.count { lanes[key] = lane }
     actions += sendDue(now: now)
     return actions
   }
