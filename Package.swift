@@ -43,7 +43,7 @@ let package = Package(
     // Events out: signed webhooks (libcurl, HMAC from libcrypto) and MQTT (libmosquitto),
     // and the pure dispatch rules (retry schedule, per-mission order) the outbox runs.
     .target(
-      name: "Delivery", dependencies: ["TextRules", "CCurl", "CCrypto", "CMosquitto"]),
+      name: "Delivery", dependencies: ["CCurl", "CCrypto", "CMosquitto"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
