@@ -43,7 +43,7 @@ let package = Package(
     // Events out: signed webhooks (libcurl, HMAC from libcrypto) and MQTT (libmosquitto),
     // and the pure dispatch rules (retry schedule, per-mission order) the outbox runs.
     .target(
-      name: "Delivery", dependencies: ["TextRules", "CCurl", "CCrypto", "CMosquitto"]),
+      name: "Delivery", dependencies: ["CCurl", "CCrypto", "CMosquitto"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
@@ -107,9 +107,10 @@ let package = Package(
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
     // Real receivers for the delivery tests: a Python webhook server and a private mosquitto.
     .target(
-      name: "DeliveryTestSupport", path: "Tests/DeliveryTestSupport",
-      exclude: ["webhook_receiver.py"]),
-    .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport"]),
+      name: "DeliveryTestSupport", dependencies: ["ServiceTestSupport"],
+      path: "Tests/DeliveryTestSupport", exclude: ["webhook_receiver.py"]),
+    .testTarget(
+      name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport", "MissionProximity"]),
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [

@@ -20,9 +20,10 @@ import Synchronization
 package final class MQTTPublisher: @unchecked Sendable {
   /// What the callbacks on libmosquitto's thread share with the publishing tasks.
   private final class Shared: Sendable {
+    typealias Completion = @Sendable (Result<Void, DeliveryError>) -> Void
     struct Waiting {
       /// Publishes waiting for their PUBACK, by message id.
-      var byMessageID: [Int32: CheckedContinuation<Result<Void, DeliveryError>, Never>] = [:]
+      var byMessageID: [Int32: Completion] = [:]
       /// PUBACKs that came before their publish registered (libmosquitto's thread can be
       /// faster than the caller between `mosquitto_publish` and the registration).
       var early: Set<Int32> = []
@@ -101,25 +102,23 @@ package final class MQTTPublisher: @unchecked Sendable {
       let waiter = shared.waiting.withLock { waiting in
         guard let waiter = waiting.byMessageID.removeValue(forKey: messageID) else {
           waiting.early.insert(messageID)
-          return CheckedContinuation<Result<Void, DeliveryError>, Never>?.none
+          return Shared.Completion?.none
         }
         return waiter
       }
-      waiter?.resume(returning: .success(()))
+      waiter?(.success(()))
     }
     let connect = mosquitto_connect_async(
       mosq, broker.host, Int32(broker.port), Int32(keepAliveSeconds))
     // A refused or unreachable broker is retried by the loop; a name that does not resolve
     // (or another setup error) will never work, so it is reported now.
+    // From here every stored property is set, so a throw runs `deinit`, which destroys
+    // `mosq` and releases `context`: no cleanup of our own (that freed them twice).
     if connect != MOSQ_ERR_SUCCESS.rawValue && connect != MOSQ_ERR_ERRNO.rawValue {
-      mosquitto_destroy(mosq)
-      Unmanaged<Shared>.fromOpaque(context).release()
       throw .mqtt("cannot connect to MQTT broker \(broker.url): \(Self.message(connect))")
     }
     let started = mosquitto_loop_start(mosq)
     guard started == MOSQ_ERR_SUCCESS.rawValue else {
-      mosquitto_destroy(mosq)
-      Unmanaged<Shared>.fromOpaque(context).release()
       throw .mqtt("mosquitto_loop_start for \(broker.url) failed: \(Self.message(started))")
     }
   }
@@ -144,27 +143,35 @@ package final class MQTTPublisher: @unchecked Sendable {
   /// - Throws: `DeliveryError.mqtt` when libmosquitto refuses the message (a topic with a
   ///   wildcard or bad UTF-8, a payload over 256 MB, the publisher closed).
   package func publish(topic: String, payload: [UInt8], retain: Bool) async throws(DeliveryError) {
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<Void, DeliveryError>, Never>) in
-      var messageID: Int32 = 0
-      let code = mosquitto_publish(
-        mosq, &messageID, topic, Int32(clamping: payload.count), payload, 1, retain)
-      // NO_CONN: not connected now, but the message is queued with its id and goes out
-      // after the reconnect.
-      guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
-        continuation.resume(
-          returning: .failure(
-            .mqtt("MQTT publish to \(topic) on \(broker.url) failed: \(Self.message(code))")))
-        return
-      }
-      let acknowledged = shared.waiting.withLock { waiting in
-        if waiting.early.remove(messageID) != nil { return true }
-        waiting.byMessageID[messageID] = continuation
-        return false
-      }
-      if acknowledged { continuation.resume(returning: .success(())) }
+    let result = await withCheckedContinuation { continuation in
+      publish(topic: topic, payload: payload, retain: retain) { continuation.resume(returning: $0) }
     }
     try result.get()
+  }
+
+  /// Hands `payload` for `topic` (QoS 1) to libmosquitto now, so messages go out in the
+  /// order of these calls, and calls `completion` on the PUBACK (on libmosquitto's thread:
+  /// keep it short) or with the refusal (at once, on the caller's thread).
+  package func publish(
+    topic: String, payload: [UInt8], retain: Bool,
+    completion: @escaping @Sendable (Result<Void, DeliveryError>) -> Void
+  ) {
+    var messageID: Int32 = 0
+    let code = mosquitto_publish(
+      mosq, &messageID, topic, Int32(clamping: payload.count), payload, 1, retain)
+    // NO_CONN: not connected now, but the message is queued with its id and goes out
+    // after the reconnect.
+    guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
+      completion(
+        .failure(.mqtt("MQTT publish to \(topic) on \(broker.url) failed: \(Self.message(code))")))
+      return
+    }
+    let acknowledged = shared.waiting.withLock { waiting in
+      if waiting.early.remove(messageID) != nil { return true }
+      waiting.byMessageID[messageID] = completion
+      return false
+    }
+    if acknowledged { completion(.success(())) }
   }
 
   /// Drops the TCP connection without a DISCONNECT, as a crash or a network failure would:
@@ -201,7 +208,7 @@ package final class MQTTPublisher: @unchecked Sendable {
       return Array(waiting.byMessageID.values)
     }
     for waiter in waiters {
-      waiter.resume(returning: .failure(.mqtt("the MQTT publisher for \(broker.url) was closed")))
+      waiter(.failure(.mqtt("the MQTT publisher for \(broker.url) was closed")))
     }
   }
 

@@ -66,7 +66,7 @@ package struct WebhookDispatcher: Sendable {
   /// The most attempts in flight at once.
   package let maximumInFlight: Int
   /// Every event up to this `seq` is delivered, dead or skipped.
-  package private(set) var cursor: Int64
+  package var cursor: Int64 { outbox.position }
   /// Whether a 410 disabled the webhook.
   package private(set) var isDisabled = false
   /// Attempts sent and not yet completed.
@@ -74,41 +74,33 @@ package struct WebhookDispatcher: Sendable {
 
   private var lanes: [LaneKey: Lane] = [:]
   private var due = MinHeap<Due>()
-  /// Every `seq` taken in and not yet behind the cursor, in order (`order[orderHead...]`).
-  private var order: [Int64] = []
-  private var orderHead = 0
-  /// Seqs in `order` that are finished but not yet behind the cursor.
-  private var finished: Set<Int64> = []
-  private var lastTaken: Int64
+  /// The seqs taken in and which of them are finished.
+  private var outbox: OutboxCursor
   /// The lane whose head is in flight, by the head's `seq`.
   private var inFlight: [Int64: LaneKey] = [:]
 
   /// A dispatcher resuming after `cursor` (events up to it were handed over before).
   package init(cursor: Int64, schedule: RetrySchedule = .standard, maximumInFlight: Int = 16) {
-    self.cursor = cursor
-    self.lastTaken = cursor
+    outbox = OutboxCursor(position: cursor)
     self.schedule = schedule
     self.maximumInFlight = max(1, maximumInFlight)
   }
 
   /// Events taken in and not yet behind the cursor: what the driver holds in memory (it may
   /// stop reading the outbox while this is large).
-  package var heldCount: Int { order.count - orderHead }
+  package var heldCount: Int { outbox.heldCount }
 
   /// Takes in `events` read from the outbox at `now` (in increasing `seq`) and sends what
   /// may go.
   package mutating func enqueue(_ events: [OutboxEvent], now: Double) -> [Action] {
     guard !isDisabled else { return [] }
-    for event in events where event.seq > lastTaken {
-      lastTaken = event.seq
-      order.append(event.seq)
+    for event in events where outbox.take(event.seq) {
       let key = event.missionID.map(LaneKey.mission) ?? .single(event.seq)
-      var lane = lanes[key] ?? Lane()
-      if lane.head == lane.events.count {
+      if lanes[key].map({ $0.head == $0.events.count }) ?? true {
         due.insert(Due(dueSeconds: now, seq: event.seq, key: key))
       }
-      lane.events.append(event)
-      lanes[key] = lane
+      // Appended in place: a copy of the lane would copy its whole queue on every event.
+      lanes[key, default: Lane()].events.append(event)
     }
     return sendDue(now: now)
   }
@@ -116,11 +108,8 @@ package struct WebhookDispatcher: Sendable {
   /// Notes that the outbox was read through `seq` with no further event for this webhook
   /// (the others did not match its filter), so the cursor may pass them.
   package mutating func skip(through seq: Int64) -> [Action] {
-    guard !isDisabled, seq > lastTaken else { return [] }
-    lastTaken = seq
-    order.append(seq)
-    finished.insert(seq)
-    return advanceCursor()
+    guard !isDisabled, outbox.take(seq) else { return [] }
+    return finish(seq)
   }
 
   /// The attempt for `seq` ended with `outcome` at `now`; `random` jitters a retry.
@@ -128,9 +117,11 @@ package struct WebhookDispatcher: Sendable {
   package mutating func completed(
     seq: Int64, outcome: DeliveryOutcome, now: Double, random: inout some RandomNumberGenerator
   ) -> [Action] {
-    guard !isDisabled, let key = inFlight.removeValue(forKey: seq), var lane = lanes[key] else {
-      return []
-    }
+    // The lane is taken out while it changes (and put back below), so its queue is not
+    // copied.
+    guard !isDisabled, let key = inFlight.removeValue(forKey: seq),
+      var lane = lanes.removeValue(forKey: key)
+    else { return [] }
     inFlightCount -= 1
     var actions: [Action] = []
     switch outcome {
@@ -138,14 +129,13 @@ package struct WebhookDispatcher: Sendable {
       isDisabled = true
       lanes.removeAll()
       due.removeAll()
-      order.removeAll()
-      finished.removeAll()
+      outbox.dropHeld()
       inFlight.removeAll()
       return [.disable(reason: "the receiver answered 410 Gone for event \(seq)")]
     case .delivered:
       actions.append(.delivered(seq: seq, attempt: lane.attempts))
-      finish(&lane, key: key, now: now)
-      finished.insert(seq)
+      advance(&lane, key: key, now: now)
+      actions += finish(seq)
     case .failed(let reason, let retryAfterSeconds):
       if let wait = schedule.delay(
         afterFailedAttempt: lane.attempts, retryAfterSeconds: retryAfterSeconds, random: &random)
@@ -155,12 +145,11 @@ package struct WebhookDispatcher: Sendable {
           .retryLater(seq: seq, attempt: lane.attempts, reason: reason, atSeconds: now + wait))
       } else {
         actions.append(.dead(seq: seq, attempts: lane.attempts, reason: reason))
-        finish(&lane, key: key, now: now)
-        finished.insert(seq)
+        advance(&lane, key: key, now: now)
+        actions += finish(seq)
       }
     }
-    if lane.head < lane.events.count { lanes[key] = lane } else { lanes[key] = nil }
-    actions += advanceCursor()
+    if lane.head < lane.events.count { lanes[key] = lane }
     actions += sendDue(now: now)
     return actions
   }
@@ -172,7 +161,7 @@ package struct WebhookDispatcher: Sendable {
   }
 
   /// Moves `lane` past its head (delivered or dead) and queues its next event.
-  private mutating func finish(_ lane: inout Lane, key: LaneKey, now: Double) {
+  private mutating func advance(_ lane: inout Lane, key: LaneKey, now: Double) {
     lane.head += 1
     lane.attempts = 0
     // A busy mission's lane never empties: drop its delivered prefix now and then.
@@ -206,18 +195,8 @@ package struct WebhookDispatcher: Sendable {
     return actions
   }
 
-  /// Moves the cursor over the finished prefix of `order`.
-  private mutating func advanceCursor() -> [Action] {
-    let before = cursor
-    while orderHead < order.count, finished.remove(order[orderHead]) != nil {
-      cursor = order[orderHead]
-      orderHead += 1
-    }
-    // Drop the passed prefix now and then, so memory follows what is held, not what was seen.
-    if orderHead > 1024, orderHead * 2 > order.count {
-      order.removeFirst(orderHead)
-      orderHead = 0
-    }
-    return cursor > before ? [.advanceCursor(to: cursor)] : []
+  /// Marks `seq` handed over; the cursor action when the cursor moved.
+  private mutating func finish(_ seq: Int64) -> [Action] {
+    outbox.finish(seq).map { [.advanceCursor(to: $0)] } ?? []
   }
 }

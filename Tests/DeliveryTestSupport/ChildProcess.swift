@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 
 /// A program started for a test with its output in files; killed when released, so a
 /// failing test leaves nothing behind.
@@ -25,7 +26,7 @@ public final class ChildProcess: @unchecked Sendable {
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    try runWithEmptySignalMask()
+    try process.runWithDefaultSignalMask()
   }
 
   deinit { stop() }
@@ -66,25 +67,5 @@ public final class ChildProcess: @unchecked Sendable {
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-  }
-
-  /// Starts the process from a thread with an empty signal mask: a child inherits its
-  /// spawner's mask, and Swift concurrency's threads block SIGTERM, which the child would
-  /// then ignore.
-  private func runWithEmptySignalMask() throws {
-    let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `signal()`, read after `wait()`: ordered, no race.
-    nonisolated(unsafe) var failure: (any Error)?
-    let process = process
-    let thread = Thread {
-      var empty = sigset_t()
-      sigemptyset(&empty)
-      pthread_sigmask(SIG_SETMASK, &empty, nil)
-      do { try process.run() } catch { failure = error }
-      done.signal()
-    }
-    thread.start()
-    done.wait()
-    if let failure { throw failure }
   }
 }

@@ -8,16 +8,9 @@ import Testing
 @Suite(.serialized) struct HTTPClientTests {
   private static let secretText = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
-  private static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("delivery-http-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
   @Test func aSignedPostIsDeliveredAndTheReceiverChecksTheSignature() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-http")
+    let directory = scratch.url
     let receiver = try WebhookReceiver(in: directory, secret: Self.secretText)
     let client = try HTTPClient()
     defer { client.shutdown() }
@@ -43,8 +36,8 @@ import Testing
   func answersAreReadWithTheirRetryAfter(
     path: String, status: Int, retryAfter: ClosedRange<Double>?
   ) async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-http")
+    let directory = scratch.url
     let receiver = try WebhookReceiver(in: directory)
     let client = try HTTPClient()
     defer { client.shutdown() }
@@ -62,8 +55,8 @@ import Testing
   }
 
   @Test func aHangingReceiverIsCutAtTheTimeout() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-http")
+    let directory = scratch.url
     let receiver = try WebhookReceiver(in: directory)
     var configuration = HTTPClient.Configuration()
     configuration.timeoutSeconds = 1
@@ -99,8 +92,8 @@ import Testing
 
   /// 64 posts, 16 at a time: they share kept-alive connections (at most 16).
   @Test func concurrentPostsReuseKeptAliveConnections() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-http")
+    let directory = scratch.url
     let receiver = try WebhookReceiver(in: directory)
     let client = try HTTPClient()
     defer { client.shutdown() }
@@ -123,8 +116,8 @@ import Testing
   }
 
   @Test func httpsWorksWithTheTrustedCertificateAndFailsWithoutIt() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let scratch = try ScratchDirectory("delivery-http")
+    let directory = scratch.url
     let cert = directory.appendingPathComponent("cert.pem").path
     let key = directory.appendingPathComponent("key.pem").path
     let openssl = try ChildProcess(

@@ -8,31 +8,37 @@ import Testing
 /// The libmosquitto publisher against a real `mosquitto` on a private loopback port.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable))
 struct MQTTPublisherTests {
-  private static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("delivery-mqtt-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
+  /// A scratch directory, a private broker, the topics under `mt`, and publishers to it
+  /// (closed when the rig is released).
+  private final class Rig {
+    let scratch: ScratchDirectory
+    let broker: MosquittoBroker
+    let topics: MQTTTopics
+    private var publishers: [MQTTPublisher] = []
 
-  /// Waits up to `timeout` seconds for `check`.
-  private static func eventually(_ timeout: Double, _ check: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if check() { return true }
-      usleep(20_000)
+    init() throws {
+      scratch = try ScratchDirectory("delivery-mqtt")
+      broker = try MosquittoBroker(in: scratch.url)
+      topics = try MQTTTopics(prefix: "mt")
     }
-    return check()
+
+    deinit { for publisher in publishers { publisher.close() } }
+
+    var directory: URL { scratch.url }
+
+    /// A publisher to the broker as `clientID`.
+    func publisher(_ clientID: String) throws -> MQTTPublisher {
+      let publisher = try MQTTPublisher(
+        broker: try MQTTBrokerAddress(url: broker.url), clientID: clientID, topics: topics)
+      publishers.append(publisher)
+      return publisher
+    }
   }
 
   @Test func aQoS1PublishIsAcknowledgedAndARetainedOneSeenByALaterSubscriber() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-publisher", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-publisher")
     let live = try MosquittoSubscriber(port: broker.port, filter: "mt/#", in: directory)
     try await publisher.publish(
       topic: topics.missionEvents("M-1"), payload: Array(#"{"seq":1}"#.utf8), retain: false)
@@ -53,13 +59,9 @@ struct MQTTPublisherTests {
   }
 
   @Test func anEmptyRetainedMessageClearsAWorkersPosition() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-clear", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-clear")
     try await publisher.publish(
       topic: topics.workerPosition("anna"), payload: Array(#"{"lat":59.3}"#.utf8), retain: true)
     try await publisher.publish(topic: topics.workerPosition("bo"), payload: [1], retain: true)
@@ -71,31 +73,24 @@ struct MQTTPublisherTests {
   }
 
   @Test func theLastWillSaysOfflineWhenTheConnectionDiesAndOnlineComesBack() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
+    let rig = try Rig()
+    let (directory, broker) = (rig.directory, rig.broker)
     let status = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-will", topics: topics)
-    defer { publisher.close() }
+    let publisher = try rig.publisher("test-will")
     #expect(status.wait(timeout: 5) { $0 == ["mt/status online"] } == ["mt/status online"])
     publisher.dropConnectionAbruptly()
     let seen = status.wait(timeout: 15) {
       $0 == ["mt/status online", "mt/status offline", "mt/status online"]
     }
     #expect(seen == ["mt/status online", "mt/status offline", "mt/status online"])
-    #expect(Self.eventually(5) { publisher.connectionCount == 2 })
+    #expect(await eventually(5) { publisher.connectionCount == 2 })
   }
 
   @Test func aCleanCloseLeavesOfflineRetained() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-close", topics: topics)
-    #expect(Self.eventually(5) { publisher.isConnected })
+    let rig = try Rig()
+    let (directory, broker) = (rig.directory, rig.broker)
+    let publisher = try rig.publisher("test-close")
+    #expect(await eventually(5) { publisher.isConnected })
     publisher.close()
     let later = try MosquittoSubscriber(port: broker.port, filter: "mt/status", in: directory)
     #expect(later.wait(timeout: 5) { !$0.isEmpty } == ["mt/status offline"])
@@ -104,16 +99,12 @@ struct MQTTPublisherTests {
   /// The broker goes away for a few seconds: messages published meanwhile wait in
   /// libmosquitto, go out after the reconnect, and each publish completes on its PUBACK.
   @Test func messagesPublishedWhileTheBrokerIsDownAreDeliveredAfterItReturns() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let topics = try MQTTTopics(prefix: "mt")
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-restart", topics: topics)
-    defer { publisher.close() }
+    let rig = try Rig()
+    let (directory, broker, topics) = (rig.directory, rig.broker, rig.topics)
+    let publisher = try rig.publisher("test-restart")
     try await publisher.publish(topic: topics.missionState("before"), payload: [0x31], retain: true)
     broker.stop()
-    #expect(Self.eventually(5) { !publisher.isConnected })
+    #expect(await eventually(5) { !publisher.isConnected })
     // Retained, so a subscriber after the restart sees what reached the (fresh) broker.
     let acknowledged = Counter()
     for index in 0..<20 {
@@ -127,7 +118,7 @@ struct MQTTPublisherTests {
     #expect(acknowledged.value.withLock { $0 } == 0)
     try broker.start()
     // The reconnect comes after a back-off of at most 30 s.
-    #expect(Self.eventually(40) { acknowledged.value.withLock { $0 } == 20 })
+    #expect(await eventually(40) { acknowledged.value.withLock { $0 } == 20 })
     let later = try MosquittoSubscriber(
       port: broker.port, filter: "mt/missions/+/state", in: directory)
     let seen = later.wait(timeout: 5) { $0.count >= 20 }
@@ -137,18 +128,13 @@ struct MQTTPublisherTests {
   }
 
   @Test func aTopicWithAWildcardIsRefusedInOneLine() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let broker = try MosquittoBroker(in: directory)
-    let publisher = try MQTTPublisher(
-      broker: try MQTTBrokerAddress(url: broker.url), clientID: "test-wildcard",
-      topics: try MQTTTopics(prefix: "mt"))
-    defer { publisher.close() }
+    let rig = try Rig()
+    let publisher = try rig.publisher("test-wildcard")
     await #expect {
       try await publisher.publish(topic: "mt/+/events", payload: [1], retain: false)
     } throws: { error in
       let text = String(describing: error)
-      return text.contains("mt/+/events") && text.contains(broker.url) && !text.contains("\n")
+      return text.contains("mt/+/events") && text.contains(rig.broker.url) && !text.contains("\n")
     }
   }
 

@@ -1,3 +1,4 @@
+import MissionProximity
 import Testing
 
 @testable import Delivery
@@ -10,7 +11,7 @@ import Testing
   }
 
   @Test func theProductionScheduleIsTenAttemptsOverAboutThreeDays() {
-    var random = SeededRandom(seed: 1)
+    var random = SplitMix64(seed: 1)
     let waits = (1...10).map {
       unjittered.delay(afterFailedAttempt: $0, retryAfterSeconds: nil, random: &random)
     }
@@ -21,7 +22,7 @@ import Testing
   }
 
   @Test func jitterStaysWithinTenPercentAndVaries() {
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     let waits = (0..<200).compactMap { _ in
       RetrySchedule.standard.delay(afterFailedAttempt: 2, retryAfterSeconds: nil, random: &random)
     }
@@ -37,14 +38,14 @@ import Testing
     (3, 90_000.0, 86_400.0), (1, -3.0, 5.0), (1, Double.nan, 5.0),
   ])
   func retryAfterIsHonouredAndCapped(attempt: Int, retryAfter: Double, expected: Double) {
-    var random = SeededRandom(seed: 3)
+    var random = SplitMix64(seed: 3)
     let wait = unjittered.delay(
       afterFailedAttempt: attempt, retryAfterSeconds: retryAfter, random: &random)
     #expect(wait == expected)
   }
 
   @Test func aScaledScheduleScalesWaitsAndRetryAfterButNotTheAttempts() {
-    var random = SeededRandom(seed: 3)
+    var random = SplitMix64(seed: 3)
     let fast = unjittered.scaled(by: 0.001)
     #expect(fast.delay(afterFailedAttempt: 1, retryAfterSeconds: nil, random: &random) == 0.005)
     #expect(fast.delay(afterFailedAttempt: 1, retryAfterSeconds: 7, random: &random) == 0.007)

@@ -17,11 +17,32 @@ import Testing
     var all: [WebhookDispatcher.Action] { actions.withLock { $0 } }
   }
 
-  private static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("delivery-webhook-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+  /// A receiver, a client, and one webhook's deliveries to `path` on it (nil: a port where
+  /// nothing listens), with what they reported.
+  private final class Rig {
+    let scratch: ScratchDirectory
+    let receiver: WebhookReceiver
+    let client: HTTPClient
+    let reports = Reports()
+    let delivery: WebhookDelivery
+
+    init(
+      path: String?, schedule: RetrySchedule = .standard, maximumInFlight: Int = 16,
+      timeoutSeconds: Double = 10
+    ) throws {
+      scratch = try ScratchDirectory("delivery-webhook")
+      receiver = try WebhookReceiver(in: scratch.url, secret: WebhookDeliveryTests.secretText)
+      var configuration = HTTPClient.Configuration()
+      configuration.timeoutSeconds = timeoutSeconds
+      client = try HTTPClient(configuration: configuration)
+      let url = try path.map(receiver.url) ?? "http://127.0.0.1:\(MosquittoBroker.freePort())/x"
+      delivery = WebhookDelivery(
+        endpoint: .init(url: url, secret: try WebhookSecret(text: WebhookDeliveryTests.secretText)),
+        cursor: 0, client: client, schedule: schedule, maximumInFlight: maximumInFlight,
+        report: reports.append)
+    }
+
+    deinit { client.shutdown() }
   }
 
   private static func event(_ seq: Int64, _ mission: String) -> OutboxEvent {
@@ -30,32 +51,15 @@ import Testing
       body: Array(#"{"type":"fix","mission_id":"\#(mission)","seq":\#(seq)}"#.utf8))
   }
 
-  /// Waits up to `timeout` seconds for `check`.
-  private static func eventually(_ timeout: Double, _ check: () async -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if await check() { return true }
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await check()
-  }
-
   @Test func everyEventArrivesSignedAndEachMissionInOrder() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let receiver = try WebhookReceiver(in: directory, secret: Self.secretText)
-    let client = try HTTPClient()
-    defer { client.shutdown() }
-    let reports = Reports()
-    let delivery = WebhookDelivery(
-      endpoint: .init(url: receiver.url("/ok"), secret: try WebhookSecret(text: Self.secretText)),
-      cursor: 0, client: client, report: reports.append)
+    let rig = try Rig(path: "/ok")
+    let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     let missions = ["A", "B", "C", "D", "E", "F"]
     let events = (1...120).map { Self.event(Int64($0), missions[$0 * 7 % missions.count]) }
     for batch in stride(from: 0, to: events.count, by: 10) {
       await delivery.enqueue(Array(events[batch..<batch + 10]))
     }
-    #expect(await Self.eventually(20) { await delivery.cursor == 120 })
+    #expect(await eventually(20) { await delivery.cursor == 120 })
     let requests = receiver.requests
     #expect(requests.count == 120)
     #expect(requests.allSatisfy { $0.signatureValid == true })
@@ -71,18 +75,10 @@ import Testing
   /// Ten attempts on the (scaled) production schedule, the same `webhook-id` each time,
   /// then dead; the mission's next event goes after it.
   @Test func aFailingReceiverGetsTenAttemptsThenTheEventIsDead() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let receiver = try WebhookReceiver(in: directory, secret: Self.secretText)
-    let client = try HTTPClient()
-    defer { client.shutdown() }
-    let reports = Reports()
-    let delivery = WebhookDelivery(
-      endpoint: .init(url: receiver.url("/fail"), secret: try WebhookSecret(text: Self.secretText)),
-      cursor: 0, client: client, schedule: RetrySchedule.standard.scaled(by: 0.00001),
-      report: reports.append)
+    let rig = try Rig(path: "/fail", schedule: RetrySchedule.standard.scaled(by: 0.00001))
+    let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A")])
-    #expect(await Self.eventually(20) { await delivery.cursor == 1 })
+    #expect(await eventually(20) { await delivery.cursor == 1 })
     let requests = receiver.requests
     #expect(requests.count == 10)
     #expect(requests.allSatisfy { $0.webhookID == "evt_1" && $0.signatureValid == true })
@@ -92,17 +88,10 @@ import Testing
   }
 
   @Test func gone410DisablesTheWebhookAndNothingMoreIsSent() async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let receiver = try WebhookReceiver(in: directory)
-    let client = try HTTPClient()
-    defer { client.shutdown() }
-    let reports = Reports()
-    let delivery = WebhookDelivery(
-      endpoint: .init(url: receiver.url("/gone"), secret: try WebhookSecret.generate()),
-      cursor: 0, client: client, maximumInFlight: 1, report: reports.append)
+    let rig = try Rig(path: "/gone", maximumInFlight: 1)
+    let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A"), Self.event(2, "B")])
-    #expect(await Self.eventually(10) { await delivery.isDisabled })
+    #expect(await eventually(10) { await delivery.isDisabled })
     await delivery.enqueue([Self.event(3, "C")])
     try await Task.sleep(for: .milliseconds(300))
     #expect(receiver.requests.count == 1)
@@ -114,22 +103,12 @@ import Testing
   /// too: both dead after the last attempt, with the reason.
   @Test(arguments: ["/hang", nil] as [String?])
   func hangingAndRefusingReceiversAreRetriedThenDead(path: String?) async throws {
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let receiver = try WebhookReceiver(in: directory)
-    let url = try path.map(receiver.url) ?? "http://127.0.0.1:\(MosquittoBroker.freePort())/x"
-    var configuration = HTTPClient.Configuration()
-    configuration.timeoutSeconds = 0.3
-    let client = try HTTPClient(configuration: configuration)
-    defer { client.shutdown() }
-    let reports = Reports()
     let schedule = RetrySchedule(
       delaysSeconds: [0.05, 0.05], jitterFraction: 0.1, maximumRetryAfterSeconds: 1)
-    let delivery = WebhookDelivery(
-      endpoint: .init(url: url, secret: try WebhookSecret.generate()), cursor: 0,
-      client: client, schedule: schedule, report: reports.append)
+    let rig = try Rig(path: path, schedule: schedule, timeoutSeconds: 0.3)
+    let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A")])
-    #expect(await Self.eventually(10) { await delivery.cursor == 1 })
+    #expect(await eventually(10) { await delivery.cursor == 1 })
     let dead = reports.all.compactMap { action -> (Int, String)? in
       if case .dead(_, let attempts, let reason) = action { (attempts, reason) } else { nil }
     }

@@ -1,3 +1,4 @@
+import MissionProximity
 import Testing
 
 @testable import Delivery
@@ -162,7 +163,7 @@ import Testing
     let scenario = Self.scenarios[index]
     var dispatcher = WebhookDispatcher(
       cursor: 0, schedule: Self.shortSchedule, maximumInFlight: scenario.maximumInFlight)
-    var random = SeededRandom(seed: 1)
+    var random = SplitMix64(seed: 1)
     for (number, step) in scenario.steps.enumerated() {
       let got: [Action]
       let expected: [Action]
@@ -194,7 +195,7 @@ import Testing
   /// cursor (checked against a brute-force model) — with a fixed seed.
   @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
   func randomOutcomesKeepOrderLimitAndCursor(seed: UInt64) {
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let limit = 4
     var dispatcher = WebhookDispatcher(
       cursor: 0, schedule: Self.shortSchedule, maximumInFlight: limit)
