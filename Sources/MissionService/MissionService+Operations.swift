@@ -162,7 +162,8 @@ extension MissionService {
           (label("outcome", "gone"), Double(counts.gone)),
         ])
       metric(
-        "mqtt_events_published_total", "counter", "Events the MQTT broker acknowledged.",
+        "mqtt_events_published_total", "counter",
+        "Events handed to the MQTT broker (the cursor moves on their PUBACK).",
         [("", Double(counts.published))])
       let now = Date()
       metric(

@@ -17,7 +17,7 @@ final class OutboxLedger: Sendable {
     var dead = 0
     /// Webhooks disabled by `410 Gone`.
     var gone = 0
-    /// MQTT event messages acknowledged (PUBACK).
+    /// Events handed to the MQTT broker's connection (the cursor moves on their PUBACK).
     var published = 0
   }
 
