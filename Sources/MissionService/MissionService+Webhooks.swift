@@ -110,8 +110,12 @@ extension MissionService {
     return .json("{\"webhook\":\(json.result)}", status: 202)
   }
 
+  /// A new webhook signing secret (`whsec_…`), for `missiontrack webhooks add`.
+  /// - Throws: `ServiceError` when libcrypto has no random bytes.
+  package static func makeWebhookSecret() throws -> String { try OutboxDispatcher.makeSecret() }
+
   /// A webhook's JSON object; the secret only when `showingSecret`.
-  static func webhookJSON(_ webhook: Webhook, showingSecret: Bool) -> String {
+  package static func webhookJSON(_ webhook: Webhook, showingSecret: Bool) -> String {
     var json = JSONObjectWriter()
     json.add("id", webhook.id)
     json.add("url", webhook.url)

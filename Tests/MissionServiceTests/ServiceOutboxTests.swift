@@ -190,6 +190,25 @@ extension ServeSuite {
       #expect(missing.status == 404)
     }
 
+    @Test func theWebhooksCommandAddsListsAndRemoves() throws {
+      let sandbox = try ServiceSandbox()
+      let added = try sandbox.cli(
+        ["webhooks", "add", "http://127.0.0.1:9/hooks", "--event", "state", "--mission", "sig-101"])
+      #expect(added.status == 0, "\(added.err)")
+      let object = try JSONSerialization.jsonObject(with: Data(added.out.utf8)) as? [String: Any]
+      let id = try #require(object?["id"] as? String)
+      #expect((object?["secret"] as? String)?.hasPrefix("whsec_") == true)
+      #expect(object?["events"] as? [String] == ["state"])
+      let list = try sandbox.cli(["webhooks", "list"])
+      #expect(list.status == 0 && list.out.contains(id) && !list.out.contains("whsec_"))
+      let bad = try sandbox.cli(["webhooks", "add", "ftp://x/y"])
+      #expect(bad.status == 1 && bad.err.contains("http"), "\(bad.err)")
+      let deliveries = try sandbox.cli(["webhooks", "deliveries", id, "--state", "dead"])
+      #expect(deliveries.status == 0 && deliveries.out.isEmpty)
+      #expect(try sandbox.cli(["webhooks", "remove", id]).status == 0)
+      #expect(try sandbox.cli(["webhooks", "remove", id]).status == 1)
+    }
+
     /// The `seq` of an MQTT message `TOPIC {"seq":N,…}`.
     static func sequence(inMessage message: String) -> Int64? {
       guard let range = message.range(of: "{\"seq\":") else { return nil }
