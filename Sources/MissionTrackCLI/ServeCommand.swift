@@ -177,6 +177,8 @@ enum ServeCommand: Command {
     let database = try databaseOption.open(mustExist: false)
     try databaseOption.expireDue(database)
     let worker = options.worker
+    // `/v1/status`, `/healthz` and the source metrics describe the worker the source feeds.
+    configuration.sourceWorker = worker
     let lease = try CLIError.runtime {
       try database.claimTracking(holder: "missiontrack serve", worker: worker)
     }

@@ -157,6 +157,9 @@ import TextRules
       try await Task.sleep(for: .milliseconds(50))
     }
     #expect(try stored.mission(id: "ma")?.state == .arrived)
+    // The status describes the worker the source feeds: a's mission, not local's (none).
+    let status = try RawHTTP.request(port: serve.port, "GET", "/v1/status")
+    #expect(status.json?["active_mission"] as? String == "ma", "\(status.text)")
     let arrival = try stored.events(ofMission: "ma").first {
       $0.event.kind == .state(from: .active, to: .arrived)
     }
