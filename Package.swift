@@ -18,6 +18,11 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     // The shared text rules every reader and writer calls, decided once: decimal numbers
     // (`DecimalText`, `Double(decimalText:)`), the line-numbered JSON reader and the gpsd
     // line scanner, JSON writing, RFC 3339 time, XML escaping, one-line error values.
@@ -39,6 +44,10 @@ let package = Package(
     .target(
       name: "MissionStore",
       dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CSQLite"]),
+    // Events out: signed webhooks (libcurl, HMAC from libcrypto) and MQTT (libmosquitto),
+    // and the pure dispatch rules (retry schedule, per-mission order) the outbox runs.
+    .target(
+      name: "Delivery", dependencies: ["CCurl", "CCrypto", "CMosquitto"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
@@ -46,7 +55,7 @@ let package = Package(
       name: "MissionService",
       dependencies: [
         "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
-        "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD",
+        "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD", "Delivery",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [
@@ -102,10 +111,17 @@ let package = Package(
       dependencies: ["MissionTrackBenchmarks", "CommandLineSupport"]),
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
+    // Real receivers for the delivery tests: a Python webhook server and a private mosquitto.
+    .target(
+      name: "DeliveryTestSupport", dependencies: ["ServiceTestSupport"],
+      path: "Tests/DeliveryTestSupport", exclude: ["webhook_receiver.py"]),
+    .testTarget(
+      name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport", "MissionProximity"]),
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [
         "MissionService", "MissionStore", "MissionTracking", "TraceFormats", "ServiceTestSupport",
+        "DeliveryTestSupport",
       ]),
   ]
 )

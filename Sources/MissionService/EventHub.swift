@@ -3,15 +3,21 @@ import MissionStore
 import MissionTracking
 
 /// The Server-Sent Events of `GET /v1/events`: every stored event, in sequence order, to
-/// each client, from the store.
+/// each client.
 ///
 /// Each client has its own position in the store's event log (the `seq` it was last sent),
 /// so a client that connects with `Last-Event-ID` (or `after`) first gets every stored
 /// event after it — also events recorded before a daemon restart — and then the live ones,
-/// none twice. Events are read from the store, never from memory, so what a client is told
-/// is durable. A client is sent a page of events only while it has room; one that has not
-/// read its queued events for `stallLimit` is dropped, and tracking never waits for a
-/// client. A `: keepalive` comment goes to every client idle for `keepaliveInterval`.
+/// none twice. Live events are fanned out from memory: each pump reads the events committed
+/// since the previous one once (`committedEvents`, which never forces the writer's group
+/// commit), encodes each once, and pushes the same bytes to every client that is caught up
+/// (the `seq` comes with the committed row, so no seq has to travel with the engine's
+/// in-memory events, and events another process wrote arrive the same way). Only a client
+/// behind (a `Last-Event-ID`, or a page behind) reads the store for itself. Only committed
+/// events are sent, so what a client is told is durable. A client is sent events only while
+/// it has room; one that has not read its queued events for `stallLimit`, or whose buffer
+/// overflows, is dropped, and tracking never waits for a client. A `: keepalive` comment
+/// goes to every client idle for `keepaliveInterval`.
 final class EventHub: @unchecked Sendable {
   /// One connected client.
   private final class Client {
@@ -32,12 +38,33 @@ final class EventHub: @unchecked Sendable {
     }
   }
 
+  /// One event as every client is sent it, encoded once.
+  private struct EncodedEvent {
+    let sequence: Int64
+    let missionID: String
+    let workerID: String?
+    let bytes: [UInt8]
+
+    init(_ stored: StoredEvent) {
+      sequence = stored.sequence
+      missionID = stored.missionID
+      workerID = stored.event.workerID
+      var bytes = Array("id: \(stored.sequence)\nevent: \(stored.event.type)\ndata: ".utf8)
+      bytes.append(contentsOf: stored.jsonLine.utf8)
+      bytes.append(contentsOf: "\n\n".utf8)
+      self.bytes = bytes
+    }
+  }
+
   private let database: MissionDatabase
   private let lock = NSLock()
   private var clients: [Client] = []
   private var woken = false
   private var closed = false
   private var dropped = 0
+  /// The newest committed event the pumps read (nil before the first): only `run`'s task
+  /// touches it.
+  private var head: Int64?
   /// Events per store read for one client.
   let pageSize = 500
   let keepaliveInterval: TimeInterval
@@ -84,8 +111,10 @@ final class EventHub: @unchecked Sendable {
   func wake() { lock.withLock { woken = true } }
 
   /// Sends events until `close()`: at once when woken, else at least every `pollInterval`
-  /// (events written by other processes).
-  func run(pollInterval: Duration = .milliseconds(500)) async {
+  /// (events still in the writer's group commit when the engine woke it, and events
+  /// written by other processes). A pump with nothing new costs one indexed query for all
+  /// clients.
+  func run(pollInterval: Duration = .milliseconds(100)) async {
     var sincePump = Duration.zero
     let tick = Duration.milliseconds(100)
     while !Task.isCancelled {
@@ -118,6 +147,23 @@ final class EventHub: @unchecked Sendable {
   private func pump() {
     let now = Date()
     let current = lock.withLock { clients }
+    // What was committed since the last pump, read once for every client and encoded once:
+    // the live clients are sent these same bytes. Only a client behind `head` (it connected
+    // with `Last-Event-ID`/`after`, or fell a page behind) reads the store itself.
+    let previousHead = head
+    var fresh: [EncodedEvent] = []
+    if let previousHead {
+      let events =
+        (try? database.committedEvents(afterSequence: previousHead, limit: pageSize)) ?? []
+      fresh = events.map(EncodedEvent.init)
+      if let last = events.last { head = last.sequence }
+      if events.count == pageSize { wake() }
+    } else {
+      head = (try? database.lastCommittedSequence()) ?? 0
+    }
+    let currentHead = head ?? 0
+    // Every fresh event, for the clients of every mission that had all before them.
+    let all = fresh.reduce(into: [UInt8]()) { $0.append(contentsOf: $1.bytes) }
     var gone: [ObjectIdentifier] = []
     for client in current {
       if client.stream.isClosed {
@@ -135,27 +181,44 @@ final class EventHub: @unchecked Sendable {
         continue
       }
       client.stalledSince = nil
-      let events =
-        (try? database.events(
-          ofMission: client.missionID, ofWorker: client.workerID, afterSequence: client.lastSent,
-          limit: pageSize)) ?? []
-      if events.isEmpty {
+      var bytes: [UInt8]
+      if let previousHead, client.lastSent >= previousHead {
+        if client.missionID == nil, client.workerID == nil, client.lastSent == previousHead {
+          bytes = all
+        } else {
+          bytes = []
+          for event in fresh
+          where event.sequence > client.lastSent
+            && (client.missionID == nil || client.missionID == event.missionID)
+            && (client.workerID == nil || client.workerID == event.workerID)
+          {
+            bytes.append(contentsOf: event.bytes)
+          }
+        }
+        client.lastSent = max(client.lastSent, currentHead)
+      } else {
+        let events =
+          (try? database.events(
+            ofMission: client.missionID, ofWorker: client.workerID,
+            afterSequence: client.lastSent, limit: pageSize)) ?? []
+        bytes = events.reduce(into: []) { $0.append(contentsOf: EncodedEvent($1).bytes) }
+        if let last = events.last { client.lastSent = last.sequence }
+        // A client with a filter caught up once its mission has nothing after it.
+        if events.count < pageSize { client.lastSent = max(client.lastSent, currentHead) }
+        if events.count == pageSize { wake() }
+      }
+      if bytes.isEmpty {
         if now.timeIntervalSince(client.lastWrite) >= keepaliveInterval {
           client.stream.push(Array(": keepalive\n\n".utf8))
           client.lastWrite = now
         }
         continue
       }
-      var bytes: [UInt8] = []
-      for stored in events {
-        bytes.append(contentsOf: "id: \(stored.sequence)\nevent: \(stored.event.type)\ndata: ".utf8)
-        bytes.append(contentsOf: stored.jsonLine.utf8)
-        bytes.append(contentsOf: "\n\n".utf8)
-      }
-      client.lastSent = events[events.count - 1].sequence
       client.lastWrite = now
-      if !client.stream.push(bytes) { gone.append(ObjectIdentifier(client)) }
-      if events.count == pageSize { wake() }
+      if !client.stream.push(bytes) {
+        gone.append(ObjectIdentifier(client))
+        lock.withLock { dropped += 1 }
+      }
     }
     if !gone.isEmpty {
       let remove = Set(gone)

@@ -152,6 +152,34 @@ extension MissionService {
       "sse_clients_dropped_total", "counter", "SSE clients dropped for not keeping up.",
       [("", Double(clients.dropped))])
     text += ingestMetrics.prometheusText
+    if let outbox = outboxDispatcher {
+      let (counts, cursors) = try AsyncBridge.wait { await outbox.snapshot() }
+      metric(
+        "webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome.",
+        [
+          (label("outcome", "delivered"), Double(counts.delivered)),
+          (label("outcome", "failed"), Double(counts.failed)),
+          (label("outcome", "dead"), Double(counts.dead)),
+          (label("outcome", "gone"), Double(counts.gone)),
+        ])
+      metric(
+        "mqtt_events_published_total", "counter",
+        "Events handed to the MQTT broker (the cursor moves on their PUBACK).",
+        [("", Double(counts.published))])
+      let now = Date()
+      metric(
+        "outbox_oldest_undelivered_age_seconds", "gauge",
+        "Age (by event time) of the oldest event a consumer has not handed over; 0 when none.",
+        try cursors.sorted { $0.key < $1.key }.map { consumer, cursor in
+          let age = try database.timeOfEvent(after: cursor).map { now.timeIntervalSince($0) }
+          return (label("consumer", consumer), max(0, age ?? 0))
+        })
+      metric(
+        "webhook_dead_deliveries", "gauge", "Dead deliveries (redeliverable), by webhook.",
+        try database.deadDeliveryCounts().sorted { $0.key < $1.key }.map {
+          (label("webhook", $0.key), Double($0.value))
+        })
+    }
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", text: text)
   }

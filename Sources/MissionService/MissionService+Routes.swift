@@ -51,6 +51,12 @@ extension MissionService {
         Route("POST", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
         Route("POST", "/v1/ingest/overland") { try $0.ingest(.overland, $1) },
         Route("POST", "/v1/ingest/fixes") { try $0.ingest(.native, $1) },
+        // Events out (DESIGN §9).
+        Route("GET", "/v1/webhooks") { try $0.listWebhooks($1) },
+        Route("POST", "/v1/webhooks") { try $0.addWebhook($1) },
+        Route("DELETE", "/v1/webhooks/{id}") { try $0.removeWebhook($1) },
+        Route("GET", "/v1/webhooks/{id}/deliveries") { try $0.webhookDeliveries($1) },
+        Route("POST", "/v1/webhooks/{id}/redeliver") { try $0.redeliverWebhook($1) },
       ])
 
   /// The policy every request passes, in this order, once, before its route: each step

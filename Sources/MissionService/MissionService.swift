@@ -20,6 +20,8 @@ package final class MissionService: @unchecked Sendable {
   /// The server threads' polls between back-to-back requests (counted in `/metrics`).
   let idlePoll: IdlePoll
   private var server: HTTPServer?
+  /// Webhooks and MQTT (DESIGN §9), from `start()` on.
+  private var outbox: OutboxDispatcher?
   private var tasks: [Task<Void, Never>] = []
   private let lock = NSLock()
   private var stopping = false
@@ -51,6 +53,7 @@ package final class MissionService: @unchecked Sendable {
     // Nearby answers copy each mission's JSON as the directory keeps it: encoded now, not
     // in the first request.
     engine.directory.keepJSON()
+    let outbox = try makeOutbox()
     let server = try HTTPServer(
       host: configuration.host, port: configuration.port, limits: configuration.limits,
       commonHeaders: commonHeaders, idlePoll: idlePoll,
@@ -63,7 +66,7 @@ package final class MissionService: @unchecked Sendable {
         return self.respond(to: request)
       })
     lock.withLock { self.server = server }
-    startForwardingEvents()
+    startForwardingEvents(outbox)
     let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
     return "http://\(host):\(server.port)"
   }
@@ -72,8 +75,18 @@ package final class MissionService: @unchecked Sendable {
   /// (`respond(to:)`, in tests).
   func startWithoutListening() {
     engine.directory.keepJSON()
-    startForwardingEvents()
+    // In-process tests configure no broker and no webhook flag: nothing here can fail but
+    // the store, and then the service runs without the outbox, as it would say on stderr.
+    do {
+      startForwardingEvents(try makeOutbox())
+    } catch {
+      OutboxDispatcher.log("no webhooks or MQTT: \(error)")
+      startForwardingEvents(nil)
+    }
   }
+
+  /// The outbox's dispatcher once started.
+  var outboxDispatcher: OutboxDispatcher? { lock.withLock { outbox } }
 
   /// The headers of every response (the server adds them).
   var commonHeaders: [(String, String)] {
@@ -89,19 +102,32 @@ package final class MissionService: @unchecked Sendable {
     return headers
   }
 
-  /// The engine's events to the monitor and the event hub, and the hub's own loop.
-  private func startForwardingEvents() {
+  /// The outbox's dispatcher, with the webhooks of `serve --webhook` stored.
+  /// - Throws: `ServiceError.invalid` for a bad MQTT broker, prefix or webhook secret.
+  private func makeOutbox() throws -> OutboxDispatcher {
+    let outbox = try OutboxDispatcher(database: database, configuration: configuration.outbox)
+    for (url, secret) in try outbox.installFlagWebhooks() {
+      OutboxDispatcher.log("webhook \(url) signs with the new secret \(secret) (shown once)")
+    }
+    return outbox
+  }
+
+  /// The engine's events to the monitor, the event hub and the outbox, and their loops.
+  private func startForwardingEvents(_ outbox: OutboxDispatcher?) {
     let engine = self.engine
     let monitor = self.monitor
     let hub = self.hub
+    lock.withLock { self.outbox = outbox }
     tasks.append(
       Task {
         for await event in engine.events {
           monitor.note(event)
           hub.wake()
+          outbox?.wake()
         }
       })
     tasks.append(Task { await hub.run() })
+    if let outbox { tasks.append(Task { await outbox.run() }) }
   }
 
   /// Whether `stop()` has begun.
@@ -128,6 +154,8 @@ package final class MissionService: @unchecked Sendable {
     hub.close()
     server?.stop { [database] in database.interrupt() }
     await engine.shutdown(reason: reason)
+    // After the engine: its last events are committed, and a pass may still send them.
+    await outboxDispatcher?.close()
     for task in tasks { task.cancel() }
     for task in tasks { await task.value }
     tasks = []
@@ -157,6 +185,8 @@ package final class MissionService: @unchecked Sendable {
         // mission of a worker active, a removal of the tracked one, a device another worker
         // has, the removal of a worker that tracks a mission, …).
         return .conflict(oneLine("\(error)"))
+      case .invalidWebhook: return .invalid(oneLine("\(error)"))
+      case .webhookNotFound: return .notFound(oneLine("\(error)"))
       case .busy, .readOnly, .full, .interrupted:
         // The database cannot take writes now (an interrupted write: the service is stopping).
         return .unavailable(oneLine("\(error)"))

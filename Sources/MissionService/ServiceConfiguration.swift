@@ -23,6 +23,8 @@ package struct ServiceConfiguration: Sendable {
   /// tracked mission gates the source, and `/v1/status`, `/healthz` and the source metrics
   /// describe it.
   package var sourceWorker = Worker.localID
+  /// Webhooks and MQTT (DESIGN §9).
+  package var outbox = OutboxConfiguration()
   /// The version `/v1/status` reports.
   package var version = "0"
 

@@ -20,6 +20,7 @@ struct SchemaMigration: Sendable {
     SchemaMigration(
       version: 6, name: "state check without a list", sql: "", edit: stateCheckWithoutList),
     SchemaMigration(version: 7, name: "workers, one tracked mission per worker", sql: workers),
+    SchemaMigration(version: 8, name: "outbox: webhooks, cursors, deliveries", sql: outbox),
   ]
 
   /// Version 7: workers (DESIGN §7).

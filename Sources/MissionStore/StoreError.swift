@@ -73,6 +73,10 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case workerTracking(worker: String, mission: String)
   /// An invalid watch: its id and why. Nothing was stored.
   case invalidWatch(id: String, reason: String)
+  /// An invalid webhook (its URL, filter or secret) and why. Nothing was stored.
+  case invalidWebhook(String)
+  /// No webhook has this id.
+  case webhookNotFound(String)
 
   /// One line for people: what failed and the context (SQL, file and line, mission).
   ///
@@ -130,6 +134,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       "worker '\(oneLine(worker))' tracks mission '\(oneLine(mission))': submit or cancel it "
         + "before you remove the worker"
     case .invalidWatch(let id, let reason): "invalid watch '\(oneLine(id, limit: 64))': \(reason)"
+    case .invalidWebhook(let reason): "invalid webhook: \(oneLine(reason))"
+    case .webhookNotFound(let id): "no webhook with id '\(oneLine(id, limit: 64))'"
     }
   }
 }

@@ -13,6 +13,7 @@ package enum MissionTrackTool {
     ReplayCommand.self,
     TrackCommand.self,
     ServeCommand.self,
+    WebhooksCommand.self,
     DecodeCommand.self,
     ExportCommand.self,
     ReportCommand.self,

@@ -73,6 +73,15 @@ enum ServeCommand: Command {
       --distance-filter M, --max-speed MPS, --max-accuracy M, --dwell S, --no-other-fences
                              As for 'missiontrack track'.
       --db PATH              The database (default missiontrack.sqlite; created if missing).
+      --webhook URL [--webhook-secret-file F]
+                             POST every event to URL, signed as Standard Webhooks with the
+                             secret in F (whsec_…; without F one is made and printed once
+                             on stderr). Repeatable; stored, so a restart resumes where
+                             the receiver stopped. See also /v1/webhooks.
+      --mqtt mqtt://HOST:PORT
+                             Publish events, mission state and worker positions to this
+                             MQTT broker at QoS 1 (topics under --mqtt-prefix, default
+                             missiontrack).
 
     EXIT STATUS
       0 stopped by SIGINT or SIGTERM, 1 runtime error (address in use, the worker tracked
@@ -115,6 +124,22 @@ enum ServeCommand: Command {
     let perAddress = try arguments.int("--connections-per-address", in: 1...100_000)
     configuration.sourceDownLimitSeconds =
       try arguments.double("--source-down-limit", in: 0.1...86_400) ?? 30
+    for (url, secretFile) in try arguments.optionGroups(
+      "--webhook", followedBy: "--webhook-secret-file")
+    {
+      configuration.outbox.webhooks.append(
+        .init(url: url, secret: try secretFile.map(WorkersCommand.readSecret)))
+    }
+    configuration.outbox.mqttBroker = try arguments.option("--mqtt")
+    if let prefix = try arguments.option("--mqtt-prefix") {
+      configuration.outbox.mqttPrefix = prefix
+    }
+    // Tests only (documented in OutboxConfiguration): a shorter webhook retry schedule.
+    if let text = ProcessInfo.processInfo.environment["MISSIONTRACK_RETRY_TIME_SCALE"],
+      let scale = Double(text), scale > 0, scale <= 1
+    {
+      configuration.outbox.retryTimeScale = scale
+    }
     let speed = try arguments.double("--speed", in: 0.0001...1_000_000)
     let replays = try arguments.options("--replay")
     let live = try LiveSourceOptions(&arguments)

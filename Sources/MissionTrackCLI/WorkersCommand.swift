@@ -137,21 +137,24 @@ enum WorkersCommand: Command {
       if let problem = Identifier.problem(with: deviceID) {
         throw .usage("invalid device id '\(oneLine(deviceID, limit: 64))': \(problem)")
       }
-      var secret: String?
-      if let secretFile {
-        guard let data = FileManager.default.contents(atPath: secretFile) else {
-          throw .failure("cannot read the secret file \(secretFile.terminalSafe)")
-        }
-        let line = String(decoding: data, as: UTF8.self)
-          .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
-          .map(String.init)?.trimmingCharacters(in: .whitespaces)
-        guard let line, !line.isEmpty else {
-          throw .failure("the secret file \(secretFile.terminalSafe) is empty")
-        }
-        secret = line
-      }
-      return WorkerDevice(ingestProtocol: kind, deviceID: deviceID, secret: secret)
+      return WorkerDevice(
+        ingestProtocol: kind, deviceID: deviceID, secret: try secretFile.map(readSecret))
     }
+  }
+
+  /// The first line of secret file `path`, trimmed.
+  /// - Throws: `CLIError.failure` when it cannot be read or the line is empty.
+  static func readSecret(_ path: String) throws(CLIError) -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw .failure("cannot read the secret file \(path.terminalSafe)")
+    }
+    let line = String(decoding: data, as: UTF8.self)
+      .split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first
+      .map(String.init)?.trimmingCharacters(in: .whitespaces)
+    guard let line, !line.isEmpty else {
+      throw .failure("the secret file \(path.terminalSafe) is empty")
+    }
+    return line
   }
 
   /// Prints `workers` as a table or as JSON lines.
