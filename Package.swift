@@ -18,6 +18,7 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The shared text rules every reader and writer calls, decided once: decimal numbers
     // (`DecimalText`, `Double(decimalText:)`), the line-numbered JSON reader and the gpsd
     // line scanner, JSON writing, RFC 3339 time, XML escaping, one-line error values.
@@ -35,6 +36,11 @@ let package = Package(
     .target(
       name: "MissionStore",
       dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CSQLite"]),
+    // Persistence on PostgreSQL + PostGIS (DESIGN §10): the same store contract, libpq
+    // wrapped once (`PostgresConnection`).
+    .target(
+      name: "PostgresStore",
+      dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CLibpq"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
@@ -96,6 +102,15 @@ let package = Package(
       dependencies: ["MissionTrackBenchmarks", "CommandLineSupport"]),
     // Test helpers for end-to-end tests of `missiontrack serve` (the built binary, raw HTTP).
     .target(name: "ServiceTestSupport", path: "Tests/ServiceTestSupport"),
+    // A private PostgreSQL cluster for tests (never the system one).
+    .target(
+      name: "PostgresTestSupport", dependencies: ["ServiceTestSupport"],
+      path: "Tests/PostgresTestSupport"),
+    .testTarget(
+      name: "PostgresStoreTests",
+      dependencies: [
+        "PostgresStore", "PostgresTestSupport", "MissionStore", "MissionFiles", "MissionTracking",
+      ]),
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [
