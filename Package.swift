@@ -73,7 +73,7 @@ let package = Package(
       name: "MissionTrackBenchmarks",
       dependencies: [
         "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
-        "MissionStore", "TextRules",
+        "MissionFiles", "MissionStore", "PostgresStore", "TextRules",
       ]),
     .executableTarget(name: "missiontrack-bench", dependencies: ["MissionTrackBenchmarks"]),
     .testTarget(name: "TextRulesTests", dependencies: ["TextRules", "MissionProximity"]),

@@ -12,6 +12,7 @@ package enum BenchmarkTool {
     NearbyBenchmark.self,
     ReplayBenchmark.self,
     OneShotBenchmark.self,
+    PostgresImportBenchmark.self,
   ]
 
   /// The overview `--help` prints.

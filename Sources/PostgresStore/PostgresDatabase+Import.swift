@@ -73,17 +73,29 @@ extension PostgresDatabase {
               : "a mission with this id is already stored (import with replace to replace it)")
         }
         do {
+          let select = """
+            SELECT id, title, lat, lon, radius_m, reward, currency, address,
+              mt_time(deadline_us), state,
+              coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
+                'submitted', 'completed') THEN 'local' END),
+              properties::json, mt_time(:updated)
+            FROM mission_import
+            """
+          let columns = """
+            INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
+              deadline, state, worker_id, properties, updated)
+            """
+          guard replacingExisting else {
+            // No stored id is among them (checked above): a plain insert, counted by the
+            // server, with nothing sent back.
+            let inserted = try connection.query(columns + select, ["updated": updated])
+            return PostgresImportSummary(
+              imported: inserted.affectedRows, new: inserted.affectedRows)
+          }
           let counts = try connection.query(
             """
             WITH written AS (
-              INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-                deadline, state, worker_id, properties, updated)
-              SELECT id, title, lat, lon, radius_m, reward, currency, address,
-                mt_time(deadline_us), state,
-                coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
-                  'submitted', 'completed') THEN 'local' END),
-                properties::json, mt_time(:updated)
-              FROM mission_import
+              \(columns) \(select)
               ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
                 lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
                 currency = excluded.currency, address = excluded.address,

@@ -4,12 +4,8 @@ import Testing
 
 /// The `TrackingStore` contract, one suite over every store: the in-memory one, SQLite and
 /// PostgreSQL (a private cluster the tests start).
-@Suite(
-  .enabled(
-    if: PostgresFixture.skipReason == nil,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
-struct TrackingStoreContractTests {
-  @Test(arguments: StoreKind.allCases)
+@Suite struct TrackingStoreContractTests {
+  @Test(arguments: StoreKind.available)
   func commitIsCompareAndSetOnTheStoredState(_ kind: StoreKind) async throws {
     let fixture = try await ContractStore.make(kind, missions: [Fixtures.mission("m1")])
     let store = fixture.store
@@ -55,7 +51,7 @@ struct TrackingStoreContractTests {
     try await store.commit(Fixtures.transition("m2", .start, .accepted, .active))
   }
 
-  @Test(arguments: StoreKind.allCases)
+  @Test(arguments: StoreKind.available)
   func recordedBatchesResumeWhereTheyEnded(_ kind: StoreKind) async throws {
     let fixture = try await ContractStore.make(kind, missions: [Fixtures.mission("m1")])
     let store = fixture.store
@@ -91,7 +87,7 @@ struct TrackingStoreContractTests {
     #expect(try await store.resumePoint(ofMission: "m1")?.lastDelivered == Fixtures.fix(4))
   }
 
-  @Test(arguments: StoreKind.allCases)
+  @Test(arguments: StoreKind.available)
   func changesAfterATokenIncludeAnotherConnectionsWrites(_ kind: StoreKind) async throws {
     let fixture = try await ContractStore.make(
       kind, missions: [Fixtures.mission("m1"), Fixtures.mission("m2")])
