@@ -1,9 +1,10 @@
 import Foundation
 import MissionTracking
-import PostgresStore
 import PostgresTestSupport
 import Synchronization
 import Testing
+
+@testable import PostgresStore
 
 /// Counts the wake-ups of a change waiter (consumed on a task of its own).
 final class WakeUps: Sendable {
@@ -60,6 +61,30 @@ struct ChangePropagationTests {
     let next = try await nodeB.changes(after: changes.token)
     #expect(next.missions.map(\.id) == ["n1"])
     #expect(next.missions.first?.state == .accepted)
+  }
+
+  @Test func aChangeCommittedLateIsNotSkippedByAReaderThatSawALaterOne() async throws {
+    let uri = try PostgresFixture.database()
+    let reader = try PostgresDatabase(uri: uri)
+    let start = try await reader.changes(after: nil).token
+    // A slow writer: its change is logged, but not committed yet.
+    let slow = try PostgresConnection(uri: uri)
+    try slow.execute("BEGIN")
+    try slow.execute(
+      "INSERT INTO missions (id, lat, lon) VALUES ('slow', 59, 18)")
+    // A quick writer on another connection commits after it started.
+    let quick = Task.detached {
+      let connection = try PostgresConnection(uri: uri)
+      try connection.execute("INSERT INTO missions (id, lat, lon) VALUES ('quick', 60, 18)")
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    // The reader looks in between: whatever it sees, its token must not pass the slow one.
+    let between = try await reader.changes(after: start)
+    try slow.execute("COMMIT")
+    try await quick.value
+    let after = try await reader.changes(after: between.token)
+    let seen = Set(between.missions.map(\.id)).union(after.missions.map(\.id))
+    #expect(seen == ["slow", "quick"])
   }
 
   @Test func aStoreReconnectsAfterTheServerRestartsAndCatchesUp() async throws {
