@@ -42,3 +42,34 @@ extension Optional: PostgresBindable where Wrapped: PostgresBindable {
 
 /// Named arguments of a statement: `:name` in the SQL takes `arguments["name"]`.
 package typealias PostgresArguments = [String: any PostgresBindable]
+
+/// A one-dimensional array argument in text format (`{"a",NULL,"b"}`), for `unnest`: many
+/// rows in one statement. The SQL casts it to its element type (`CAST(:x AS float8[])`).
+package struct PostgresArray: PostgresBindable {
+  /// The array literal.
+  package let postgresText: String?
+
+  /// The array of `elements` (nil elements are NULL).
+  package init(_ elements: [String?]) {
+    var text = "{"
+    for (index, element) in elements.enumerated() {
+      if index > 0 { text += "," }
+      guard let element else {
+        text += "NULL"
+        continue
+      }
+      text += "\""
+      for character in element.unicodeScalars {
+        if character == "\"" || character == "\\" { text += "\\" }
+        text.unicodeScalars.append(character)
+      }
+      text += "\""
+    }
+    postgresText = text + "}"
+  }
+
+  /// The array of `values`' text forms.
+  package init<Value: PostgresBindable>(_ values: [Value]) {
+    self.init(values.map(\.postgresText))
+  }
+}

@@ -126,12 +126,13 @@ extension PostgresDatabase: TrackingStore {
         guard state.isTracking else {
           throw TrackingError.changedElsewhere(missionID: batch.missionID, state: state)
         }
-        for event in batch.events {
-          if case .fix(let fix, _, _) = event.kind {
-            guard try Self.insertTrack(fix, missionID: event.missionID, connection) else {
-              continue
-            }
-          }
+        // A fix the track already holds (a resent batch) is skipped with its event.
+        var added = try Self.insertTrack(of: batch.events, connection)
+        let kept = batch.events.filter { event in
+          guard case .fix(let fix, _, _) = event.kind else { return true }
+          return added.remove(TrackKey(event.missionID, Self.microseconds(fix.time))) != nil
+        }
+        for event in kept {
           if case .rejected(let reason, let count) = event.kind {
             try connection.query(
               """
@@ -141,8 +142,8 @@ extension PostgresDatabase: TrackingStore {
                 SET count = ingest_rejections.count + excluded.count
               """, ["mission": event.missionID, "reason": reason, "count": count])
           }
-          try Self.insert(event, connection)
         }
+        try Self.insert(kept, connection)
         let updated = Self.microseconds(batch.events.last?.time ?? Date())
         for (fence, fenceState) in batch.fenceStates.sorted(by: { $0.key < $1.key }) {
           try connection.query(
@@ -185,7 +186,7 @@ extension PostgresDatabase: TrackingStore {
     try Self.refuseStateEvents(events)
     do {
       try await withConnection { connection in
-        try connection.transaction { for event in events { try Self.insert(event, connection) } }
+        try connection.transaction { try Self.insert(events, connection) }
       }
     } catch let error as PostgresError
       where error.kind == .foreignKeyViolation && error.constraint == "events_mission_id_fkey"
@@ -296,7 +297,7 @@ extension PostgresDatabase: TrackingStore {
         "id": id, "action": transition.action.rawValue, "from": transition.from.rawValue,
         "to": transition.to.rawValue, "worker": transition.workerID, "time": time,
       ])
-    try insert(transition.event, connection)
+    try insert([transition.event], connection)
   }
 
   private static func refuseStateEvents(_ events: [TrackingEvent]) throws {
@@ -311,42 +312,118 @@ extension PostgresDatabase: TrackingStore {
     }
   }
 
-  /// Adds `fix` to the track of `missionID`; false when the track holds a fix at its time.
-  private static func insertTrack(
-    _ fix: Fix, missionID: String, _ connection: PostgresConnection
-  ) throws -> Bool {
-    try connection.query(
+  /// A track row's key: mission and time in microseconds.
+  private struct TrackKey: Hashable {
+    var missionID: String
+    var time: Int64
+    init(_ missionID: String, _ time: Int64) {
+      self.missionID = missionID
+      self.time = time
+    }
+  }
+
+  /// Adds the fixes of `events`' fix events to their missions' tracks in one statement; the
+  /// keys of the rows added (a fix at a time its track holds is not).
+  private static func insertTrack(of events: [TrackingEvent], _ connection: PostgresConnection)
+    throws -> Set<TrackKey>
+  {
+    var missions: [String] = []
+    var fixes: [Fix] = []
+    for event in events {
+      if case .fix(let fix, _, _) = event.kind {
+        missions.append(event.missionID)
+        fixes.append(fix)
+      }
+    }
+    guard !fixes.isEmpty else { return [] }
+    let rows = try connection.query(
       """
       INSERT INTO track (mission_id, time, lat, lon, alt_m, eph_m, speed_mps, course_deg, mode,
         satellites, source)
-      VALUES (:mission, mt_time(:time), :lat, :lon, :alt, :eph, :speed, :course, :mode,
-        :satellites, :source)
+      SELECT mission, mt_time(time_us), lat, lon, alt, eph, speed, course, mode, satellites,
+        source
+      FROM unnest(CAST(:missions AS text[]), CAST(:times AS bigint[]), CAST(:lats AS float8[]),
+        CAST(:lons AS float8[]), CAST(:alts AS float8[]), CAST(:ephs AS float8[]),
+        CAST(:speeds AS float8[]), CAST(:courses AS float8[]), CAST(:modes AS smallint[]),
+        CAST(:satellites AS integer[]), CAST(:sources AS text[]))
+        AS u(mission, time_us, lat, lon, alt, eph, speed, course, mode, satellites, source)
       ON CONFLICT (mission_id, time) DO NOTHING
+      RETURNING mission_id, mt_us(time) AS time_us
       """,
       [
-        "mission": missionID, "time": microseconds(fix.time), "lat": fix.coordinate.latitude,
-        "lon": fix.coordinate.longitude, "alt": fix.altitudeMeters,
-        "eph": fix.horizontalAccuracyMeters, "speed": fix.speedMetersPerSecond,
-        "course": fix.courseDegrees, "mode": fix.mode.rawValue,
-        "satellites": fix.satellitesUsed, "source": fix.source,
-      ]
-    ).affectedRows == 1
+        "missions": PostgresArray(missions),
+        "times": PostgresArray(fixes.map { microseconds($0.time) }),
+        "lats": PostgresArray(fixes.map(\.coordinate.latitude)),
+        "lons": PostgresArray(fixes.map(\.coordinate.longitude)),
+        "alts": PostgresArray(fixes.map(\.altitudeMeters)),
+        "ephs": PostgresArray(fixes.map(\.horizontalAccuracyMeters)),
+        "speeds": PostgresArray(fixes.map(\.speedMetersPerSecond)),
+        "courses": PostgresArray(fixes.map(\.courseDegrees)),
+        "modes": PostgresArray(fixes.map(\.mode.rawValue)),
+        "satellites": PostgresArray(fixes.map(\.satellitesUsed)),
+        "sources": PostgresArray(fixes.map(\.source)),
+      ])
+    return Set(
+      (0..<rows.count).map {
+        TrackKey(rows.string($0, "mission_id") ?? "", rows.int64($0, "time_us") ?? 0)
+      })
   }
 
-  /// Appends `event` to the outbox in its typed columns.
-  static func insert(_ event: TrackingEvent, _ connection: PostgresConnection) throws {
-    var distance: Double?
-    var travelled: Double?
-    var fence: String?
-    var initial: Bool?
-    var seconds: Double?
-    var from: String?
-    var to: String?
-    var status: String?
-    var detail: String?
-    var count: Int?
-    var watch: String?
-    switch event.kind {
+  /// Appends `events` to the outbox in order (one statement), each in its typed columns.
+  static func insert(_ events: [TrackingEvent], _ connection: PostgresConnection) throws {
+    guard !events.isEmpty else { return }
+    let columns = events.map { EventColumns($0.kind) }
+    try connection.query(
+      """
+      INSERT INTO events (mission_id, worker_id, type, time, distance_m, travelled_m, fence_id,
+        initial, seconds, from_state, to_state, status, detail, count, watch_id)
+      SELECT mission, worker, type, mt_time(time_us), distance, travelled, fence, initial,
+        seconds, from_state, to_state, status, detail, count, watch
+      FROM unnest(CAST(:missions AS text[]), CAST(:workers AS text[]), CAST(:types AS text[]),
+        CAST(:times AS bigint[]), CAST(:distances AS float8[]), CAST(:travelled AS float8[]),
+        CAST(:fences AS text[]), CAST(:initials AS boolean[]), CAST(:seconds AS float8[]),
+        CAST(:froms AS text[]), CAST(:tos AS text[]), CAST(:statuses AS text[]),
+        CAST(:details AS text[]), CAST(:counts AS bigint[]), CAST(:watches AS text[]))
+        WITH ORDINALITY AS u(mission, worker, type, time_us, distance, travelled, fence,
+          initial, seconds, from_state, to_state, status, detail, count, watch, position)
+      ORDER BY position
+      """,
+      [
+        "missions": PostgresArray(events.map(\.missionID)),
+        "workers": PostgresArray(events.map(\.workerID)),
+        "types": PostgresArray(events.map(\.type)),
+        "times": PostgresArray(events.map { microseconds($0.time) }),
+        "distances": PostgresArray(columns.map(\.distance)),
+        "travelled": PostgresArray(columns.map(\.travelled)),
+        "fences": PostgresArray(columns.map(\.fence)),
+        "initials": PostgresArray(columns.map(\.initial)),
+        "seconds": PostgresArray(columns.map(\.seconds)),
+        "froms": PostgresArray(columns.map(\.from)), "tos": PostgresArray(columns.map(\.to)),
+        "statuses": PostgresArray(columns.map(\.status)),
+        "details": PostgresArray(columns.map(\.detail)),
+        "counts": PostgresArray(columns.map(\.count)),
+        "watches": PostgresArray(columns.map(\.watch)),
+      ])
+  }
+}
+
+/// The typed columns of one event's kind in the outbox (NULL where the kind has no such
+/// member).
+private struct EventColumns {
+  var distance: Double?
+  var travelled: Double?
+  var fence: String?
+  var initial: Bool?
+  var seconds: Double?
+  var from: String?
+  var to: String?
+  var status: String?
+  var detail: String?
+  var count: Int?
+  var watch: String?
+
+  init(_ kind: TrackingEvent.Kind) {
+    switch kind {
     case .fix(_, let meters, let total): (distance, travelled) = (meters, total)
     case .enter(let id, let meters, let isInitial):
       (fence, distance, initial) = (id, meters, isInitial)
@@ -358,18 +435,5 @@ extension PostgresDatabase: TrackingStore {
     case .rejected(let reason, let number): (status, count) = (reason, number)
     case .nearby(let id, let meters): (watch, distance) = (id, meters)
     }
-    try connection.query(
-      """
-      INSERT INTO events (mission_id, worker_id, type, time, distance_m, travelled_m, fence_id,
-        initial, seconds, from_state, to_state, status, detail, count, watch_id)
-      VALUES (:mission, :worker, :type, mt_time(:time), :distance, :travelled, :fence,
-        :initial, :seconds, :from, :to, :status, :detail, :count, :watch)
-      """,
-      [
-        "mission": event.missionID, "worker": event.workerID, "type": event.type,
-        "time": microseconds(event.time), "distance": distance, "travelled": travelled,
-        "fence": fence, "initial": initial, "seconds": seconds, "from": from, "to": to,
-        "status": status, "detail": detail, "count": count, "watch": watch,
-      ])
   }
 }

@@ -154,6 +154,15 @@ struct PostgresDatabaseTests {
       try connection.query("SELECT CAST(:t AS text) AS t", ["t": missing]).string(0, "t") == nil)
   }
 
+  @Test func arrayArgumentsRoundTripEveryElement() throws {
+    let connection = try PostgresConnection(uri: try PostgresFixture.database())
+    let elements: [String?] = ["a\"b", "c\\d", nil, "", "NULL", "{x,y}", " é 🚲 "]
+    let rows = try connection.query(
+      "SELECT v FROM unnest(CAST(:a AS text[])) WITH ORDINALITY AS u(v, n) ORDER BY n",
+      ["a": PostgresArray(elements)])
+    #expect((0..<rows.count).map { rows.string($0, "v") } == elements)
+  }
+
   @Test func ogrinfoReadsTheMissionsAsAPointLayer() async throws {
     let ogrinfo = "/usr/bin/ogrinfo"
     guard FileManager.default.isExecutableFile(atPath: ogrinfo) else {
