@@ -23,6 +23,7 @@ let package = Package(
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(
       name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The shared text rules every reader and writer calls, decided once: decimal numbers
     // (`DecimalText`, `Double(decimalText:)`), the line-numbered JSON reader and the gpsd
     // line scanner, JSON writing, RFC 3339 time, XML escaping, one-line error values.
@@ -48,6 +49,11 @@ let package = Package(
     // and the pure dispatch rules (retry schedule, per-mission order) the outbox runs.
     .target(
       name: "Delivery", dependencies: ["CCurl", "CCrypto", "CMosquitto"]),
+    // Persistence on PostgreSQL + PostGIS (DESIGN §10): the same store contract, libpq
+    // wrapped once (`PostgresConnection`).
+    .target(
+      name: "PostgresStore",
+      dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CLibpq"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
@@ -80,7 +86,7 @@ let package = Package(
       name: "MissionTrackBenchmarks",
       dependencies: [
         "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
-        "MissionStore", "TextRules",
+        "MissionFiles", "MissionStore", "PostgresStore", "TextRules",
       ]),
     .executableTarget(name: "missiontrack-bench", dependencies: ["MissionTrackBenchmarks"]),
     .testTarget(name: "TextRulesTests", dependencies: ["TextRules", "MissionProximity"]),
@@ -117,6 +123,15 @@ let package = Package(
       path: "Tests/DeliveryTestSupport", exclude: ["webhook_receiver.py"]),
     .testTarget(
       name: "DeliveryTests", dependencies: ["Delivery", "DeliveryTestSupport", "MissionProximity"]),
+    // A private PostgreSQL cluster for tests (never the system one).
+    .target(
+      name: "PostgresTestSupport", dependencies: ["ServiceTestSupport"],
+      path: "Tests/PostgresTestSupport"),
+    .testTarget(
+      name: "PostgresStoreTests",
+      dependencies: [
+        "PostgresStore", "PostgresTestSupport", "MissionStore", "MissionFiles", "MissionTracking",
+      ]),
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [

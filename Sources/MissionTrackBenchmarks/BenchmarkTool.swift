@@ -13,6 +13,7 @@ package enum BenchmarkTool {
     ReplayBenchmark.self,
     OneShotBenchmark.self,
     FleetBenchmark.self,
+    PostgresImportBenchmark.self,
   ]
 
   /// The overview `--help` prints.

@@ -1,0 +1,192 @@
+import Foundation
+import MissionFiles
+import MissionTracking
+
+/// Bulk import: records go to the server with one `COPY … FROM STDIN` into a temporary
+/// table, then into `missions` with one `INSERT … SELECT`, all in one transaction (all or
+/// nothing; the change log gets one set insert and other nodes one `NOTIFY`).
+extension PostgresDatabase {
+  /// Imports validated records (`MissionFileReader.records`), all or nothing.
+  ///
+  /// A mission imported in a later state than `open` without a worker belongs to `local`
+  /// (DESIGN §7).
+  /// - Parameters:
+  ///   - records: Missions with their unknown fields (`properties`, a JSON object) and lines.
+  ///   - replacingExisting: Replace stored missions with the same id (else such an id fails
+  ///     the import).
+  ///   - time: Recorded as the missions' update time.
+  /// - Throws: `PostgresImportError` naming the record's line for an id already stored (or
+  ///   tracked, when replacing) and a second tracked mission of one worker; `PostgresError`.
+  /// - Complexity: O(n log N) for n records into N stored missions.
+  @discardableResult
+  package func importMissions(
+    _ records: [MissionRecord], replacingExisting: Bool = false, at time: Date = Date()
+  ) async throws -> PostgresImportSummary {
+    try await importRows(
+      records.lazy.map { ($0.mission, $0.properties, $0.line) }, count: records.count,
+      replacingExisting: replacingExisting, at: time)
+  }
+
+  /// Stores `missions` (no unknown fields), all or nothing, as `importMissions` does.
+  @discardableResult
+  package func insert(
+    _ missions: [Mission], replacingExisting: Bool = false, at time: Date = Date()
+  ) async throws -> PostgresImportSummary {
+    try await importRows(
+      missions.lazy.enumerated().map { ($1, "{}", $0 + 1) }, count: missions.count,
+      replacingExisting: replacingExisting, at: time)
+  }
+
+  /// Rows per `COPY` data message: large enough that libpq's buffer does the batching.
+  private static let rowsPerChunk = 4096
+
+  private func importRows<Rows: Sequence<(Mission, String, Int)>>(
+    _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date
+  ) async throws -> PostgresImportSummary {
+    guard count > 0 else { return PostgresImportSummary(imported: 0, new: 0) }
+    let updated = Self.microseconds(time)
+    return try await withConnection { connection in
+      try connection.transaction {
+        try connection.execute(
+          """
+          CREATE TEMPORARY TABLE mission_import (
+            line bigint NOT NULL, id text NOT NULL, title text NOT NULL, lat float8 NOT NULL,
+            lon float8 NOT NULL, radius_m float8 NOT NULL, reward text, currency text,
+            address text, deadline_us bigint, state text NOT NULL, worker_id text,
+            properties text NOT NULL
+          ) ON COMMIT DROP
+          """)
+        _ = try connection.copy(
+          "COPY mission_import FROM STDIN",
+          from: CopyChunks(rows: rows, perChunk: Self.rowsPerChunk))
+        if let refused = try connection.query(
+          """
+          SELECT i.line, i.id, m.state FROM mission_import i JOIN missions m USING (id)
+          WHERE NOT :replace OR m.state IN ('active', 'arrived')
+          ORDER BY i.line LIMIT 1
+          """, ["replace": replacingExisting]
+        ).firstRow {
+          throw PostgresImportError(
+            line: Int(refused.int64("line") ?? 0), id: refused.string("id") ?? "",
+            reason: replacingExisting
+              ? "mission is \(refused.string("state") ?? "tracked"): it cannot be replaced"
+              : "a mission with this id is already stored (import with replace to replace it)")
+        }
+        do {
+          let select = """
+            SELECT id, title, lat, lon, radius_m, reward, currency, address,
+              mt_time(deadline_us), state,
+              coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
+                'submitted', 'completed') THEN 'local' END),
+              properties::json, mt_time(:updated)
+            FROM mission_import
+            """
+          let columns = """
+            INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
+              deadline, state, worker_id, properties, updated)
+            """
+          guard replacingExisting else {
+            // No stored id is among them (checked above): a plain insert, counted by the
+            // server, with nothing sent back.
+            let inserted = try connection.query(columns + select, ["updated": updated])
+            return PostgresImportSummary(
+              imported: inserted.affectedRows, new: inserted.affectedRows)
+          }
+          let counts = try connection.query(
+            """
+            WITH written AS (
+              \(columns) \(select)
+              ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
+                lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
+                currency = excluded.currency, address = excluded.address,
+                deadline = excluded.deadline, state = excluded.state,
+                worker_id = excluded.worker_id, properties = excluded.properties,
+                updated = excluded.updated
+              RETURNING (xmax = 0) AS inserted
+            )
+            SELECT count(*) AS total, count(*) FILTER (WHERE inserted) AS new FROM written
+            """, ["updated": updated])
+          return PostgresImportSummary(
+            imported: Int(counts.int64(0, "total") ?? 0), new: Int(counts.int64(0, "new") ?? 0))
+        } catch let error as PostgresError
+          where error.kind == .uniqueViolation
+          && error.constraint == "missions_one_tracked_per_worker"
+        {
+          throw PostgresImportError(
+            line: 0, id: "",
+            reason: "the import would give a worker a second tracked mission (active or arrived)")
+        }
+      }
+    }
+  }
+}
+
+/// A refused bulk import: the record's line and id, and why; nothing was stored.
+package struct PostgresImportError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The record's line in its file (0 when the refusal is not one record's).
+  package var line: Int
+  /// The record's mission id.
+  package var id: String
+  /// Why it was refused.
+  package var reason: String
+
+  /// One line naming the line and the mission.
+  package var description: String {
+    line > 0 ? "line \(line): mission \(id): \(reason)" : "import refused: \(reason)"
+  }
+}
+
+/// `COPY` text-format data, a chunk of rows at a time.
+private struct CopyChunks<Rows: Sequence<(Mission, String, Int)>>: Sequence, IteratorProtocol {
+  var rows: Rows.Iterator
+  let perChunk: Int
+
+  init(rows: Rows, perChunk: Int) {
+    self.rows = rows.makeIterator()
+    self.perChunk = perChunk
+  }
+
+  mutating func next() -> [UInt8]? {
+    var chunk: [UInt8] = []
+    chunk.reserveCapacity(perChunk * 96)
+    var added = 0
+    while added < perChunk, let (mission, properties, line) = rows.next() {
+      Self.append(mission, properties: properties, line: line, to: &chunk)
+      added += 1
+    }
+    return added == 0 ? nil : chunk
+  }
+
+  /// One row: the columns of `mission_import` separated by tabs, `\N` for NULL.
+  static func append(_ mission: Mission, properties: String, line: Int, to chunk: inout [UInt8]) {
+    func field(_ text: String?, last: Bool = false) {
+      if let text {
+        for byte in text.utf8 {
+          switch byte {
+          case UInt8(ascii: "\\"): chunk.append(contentsOf: [92, 92])
+          case UInt8(ascii: "\t"): chunk.append(contentsOf: [92, UInt8(ascii: "t")])
+          case UInt8(ascii: "\n"): chunk.append(contentsOf: [92, UInt8(ascii: "n")])
+          case UInt8(ascii: "\r"): chunk.append(contentsOf: [92, UInt8(ascii: "r")])
+          default: chunk.append(byte)
+          }
+        }
+      } else {
+        chunk.append(contentsOf: [92, UInt8(ascii: "N")])
+      }
+      chunk.append(last ? UInt8(ascii: "\n") : UInt8(ascii: "\t"))
+    }
+    field(String(line))
+    field(mission.id)
+    field(mission.title)
+    field(mission.coordinate.latitude.postgresText)
+    field(mission.coordinate.longitude.postgresText)
+    field(mission.geofenceRadiusMeters.postgresText)
+    field(mission.reward)
+    field(mission.currency)
+    field(mission.address)
+    field(mission.deadline.map { String(PostgresDatabase.microseconds($0)) })
+    field(mission.state.rawValue)
+    field(mission.workerID)
+    field(properties, last: true)
+  }
+}

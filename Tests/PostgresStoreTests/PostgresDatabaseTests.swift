@@ -1,0 +1,193 @@
+import Foundation
+import MissionFiles
+import MissionTracking
+import PostgresTestSupport
+import Testing
+
+@testable import PostgresStore
+
+/// What only the PostgreSQL store does: its schema, two nodes on one database, typed errors,
+/// bulk import, PostGIS.
+@Suite(
+  .enabled(
+    if: PostgresFixture.skipReason == nil,
+    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+struct PostgresDatabaseTests {
+  @Test func anAcceptNamingAnUnknownWorkerIsRefused() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await store.insert([Fixtures.mission("m1")])
+    await #expect(throws: TrackingError.unknownWorker("nobody")) {
+      try await store.commit(Fixtures.transition("m1", .accept, .open, .accepted, worker: "nobody"))
+    }
+    #expect(try await store.mission("m1")?.state == .open)
+  }
+
+  @Test func aSecondNodeCannotStartASecondMissionOfTheSameWorker() async throws {
+    let uri = try PostgresFixture.database()
+    let nodeA = try PostgresDatabase(uri: uri)
+    let nodeB = try PostgresDatabase(uri: uri)
+    try await nodeA.putWorker(Worker(id: "w1"))
+    try await nodeA.insert([Fixtures.mission("m1"), Fixtures.mission("m2")])
+    for id in ["m1", "m2"] {
+      try await nodeA.commit(Fixtures.transition(id, .accept, .open, .accepted, worker: "w1"))
+    }
+    try await nodeA.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
+    await #expect(throws: TrackingError.workerBusy(workerID: "w1", tracked: "m1", requested: "m2"))
+    {
+      try await nodeB.commit(Fixtures.transition("m2", .start, .accepted, .active, worker: "w1"))
+    }
+    // Compare-and-set across nodes: B's view of m1 is stale.
+    await #expect(throws: TrackingError.changedElsewhere(missionID: "m1", state: .active)) {
+      try await nodeB.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
+    }
+  }
+
+  @Test func aResentBatchStoresNothingTwice() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await store.insert([Fixtures.mission("m1", state: .active)])
+    let batch = TrackingBatch(
+      missionID: "m1", events: (0..<5).map { Fixtures.fixEvent($0, mission: "m1") },
+      fenceStates: [:], travelledMeters: 44)
+    try await store.record(batch)
+    try await store.record(batch)
+    #expect(try await store.track(ofMission: "m1") == (0..<5).map(Fixtures.fix))
+    let stored = try await store.events(ofMission: "m1")
+    #expect(stored.map(\.event) == batch.events)
+    #expect(stored.map(\.sequence) == stored.map(\.sequence).sorted())
+  }
+
+  @Test func aMissionImportedInATrackingStateBelongsToLocal() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await store.insert([Fixtures.mission("m1", state: .active), Fixtures.mission("m2")])
+    #expect(try await store.mission("m1")?.workerID == "local")
+    #expect(try await store.mission("m2")?.workerID == nil)
+    try await store.commit(Fixtures.transition("m2", .accept, .open, .accepted))
+    await #expect(
+      throws: TrackingError.workerBusy(workerID: "local", tracked: "m1", requested: "m2")
+    ) {
+      try await store.commit(Fixtures.transition("m2", .start, .accepted, .active))
+    }
+  }
+
+  @Test func aBulkImportIsAllOrNothingAndNamesTheLine() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    let csv = """
+      id,lat,lon,title,reward,currency,deadline,state,colour
+      a1,59.33,18.07,"Shop\tfront, \\\\ north",350,SEK,2026-05-01T12:00:00Z,open,red
+      a2,-33.9,151.2,Opera,,,,accepted,
+      """
+    let records = try MissionFileReader.records(Array(csv.utf8), format: .csv, file: "m.csv")
+    let summary = try await store.importMissions(records)
+    #expect(summary == PostgresImportSummary(imported: 2, new: 2))
+    let first = try #require(try await store.mission("a1"))
+    #expect(first == records[0].mission)
+    #expect(try await store.mission("a2")?.workerID == "local")
+
+    await #expect(throws: PostgresImportError.self) { try await store.importMissions(records) }
+    do {
+      try await store.importMissions(records)
+    } catch let error as PostgresImportError {
+      #expect(error.line == 2 && error.id == "a1")
+    }
+    let replaced = try await store.importMissions(records, replacingExisting: true)
+    #expect(replaced.new == 0 && replaced.replaced == 2)
+    #expect(try await store.changes(after: nil).missions.count == 2)
+  }
+
+  @Test func migrationsRunOnceAndANewerSchemaIsRefused() async throws {
+    let uri = try PostgresFixture.database()
+    _ = try PostgresDatabase(uri: uri)
+    _ = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
+    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1])
+    try connection.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')")
+    #expect(throws: PostgresError.self) { try PostgresDatabase(uri: uri) }
+    do {
+      _ = try PostgresDatabase(uri: uri)
+    } catch let error as PostgresError {
+      #expect(error.kind == .newerSchema)
+    }
+  }
+
+  @Test func errorsAreTypedBySQLState() throws {
+    let connection = try PostgresConnection(uri: try PostgresFixture.database())
+    try connection.execute("CREATE TABLE t (id int PRIMARY KEY, n int CHECK (n > 0))")
+    try connection.query("INSERT INTO t VALUES (:id, :n)", ["id": 1, "n": 1])
+    #expect(throws: PostgresError.self) { try connection.query("SELEC 1") }
+    for (sql, kind, constraint) in [
+      ("INSERT INTO t VALUES (1, 1)", PostgresError.Kind.uniqueViolation, "t_pkey"),
+      ("INSERT INTO t VALUES (2, 0)", .checkViolation, "t_n_check"),
+    ] {
+      do {
+        try connection.query(sql)
+        Issue.record("\(sql) was accepted")
+      } catch {
+        #expect(error.kind == kind && error.constraint == constraint && error.sqlState != nil)
+      }
+    }
+    #expect(PostgresError.Kind(sqlState: "40001") == .serializationFailure)
+    #expect(PostgresError.Kind(sqlState: "40P01") == .deadlock)
+    #expect(PostgresError.Kind(sqlState: "08006") == .connectionLost)
+    #expect(PostgresError.Kind(sqlState: "57P01") == .connectionLost)
+    #expect(PostgresError.Kind(sqlState: "42601") == .other)
+  }
+
+  @Test func namedParametersBecomePositionalOutsideQuotesAndCasts() {
+    let (sql, names) = PostgresConnection.positional(
+      "SELECT :a::text, ':b', \":c\", :b_2, :a WHERE x = :b_2")
+    #expect(sql == "SELECT $1::text, ':b', \":c\", $2, $1 WHERE x = $2")
+    #expect(names == ["a", "b_2"])
+  }
+
+  @Test func valuesRoundTripExactly() throws {
+    let connection = try PostgresConnection(uri: try PostgresFixture.database())
+    for value in [0.1, -0.0, 1e-300, 59.329_300_000_000_01, .infinity, 123_456_789.123_456_78] {
+      let row = try connection.query("SELECT CAST(:v AS float8) AS v", ["v": value])
+      #expect(row.double(0, "v") == value)
+    }
+    let text = "tab\there, quote ' \" back\\slash, é, 🚲"
+    #expect(
+      try connection.query("SELECT CAST(:t AS text) AS t", ["t": text]).string(0, "t") == text)
+    let missing: String? = nil
+    #expect(
+      try connection.query("SELECT CAST(:t AS text) AS t", ["t": missing]).string(0, "t") == nil)
+  }
+
+  @Test func arrayArgumentsRoundTripEveryElement() throws {
+    let connection = try PostgresConnection(uri: try PostgresFixture.database())
+    let elements: [String?] = ["a\"b", "c\\d", nil, "", "NULL", "{x,y}", " é 🚲 "]
+    let rows = try connection.query(
+      "SELECT v FROM unnest(CAST(:a AS text[])) WITH ORDINALITY AS u(v, n) ORDER BY n",
+      ["a": PostgresArray(elements)])
+    #expect((0..<rows.count).map { rows.string($0, "v") } == elements)
+  }
+
+  @Test func ogrinfoReadsTheMissionsAsAPointLayer() async throws {
+    let ogrinfo = "/usr/bin/ogrinfo"
+    guard FileManager.default.isExecutableFile(atPath: ogrinfo) else {
+      print("skipped: gdal-bin (ogrinfo) is not installed")
+      return
+    }
+    let cluster = try PostgresFixture.cluster()
+    let uri = try cluster.createDatabase()
+    let store = try PostgresDatabase(uri: uri)
+    try await store.insert([Fixtures.mission("o1"), Fixtures.mission("o2", lat: 60)])
+    let database = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ogrinfo)
+    process.arguments = [
+      "-ro", "-so", "PG:host=127.0.0.1 port=\(cluster.port) user=postgres dbname=\(database)",
+      "missions",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(text.contains("Geometry: Point"))
+    #expect(text.contains("Feature Count: 2"))
+  }
+}
