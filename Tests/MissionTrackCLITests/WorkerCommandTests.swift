@@ -78,9 +78,10 @@ import TextRules
   func twoWorkersReplayedAtOnceArriveEachAtItsOwnFixTime() async throws {
     let box = try await Self.twoWorkers()
     let db = box.databasePath
-    // Paced (16 s and 14 s of walking), so the two runs overlap however loaded the machine.
-    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "2"), in: box.directory, tag: "a")
-    let b = try BuiltTool.start(Self.replay("b", db: db, speed: "2"), in: box.directory, tag: "b")
+    // Paced (64 s and 56 s of walking), so the two runs overlap however loaded the machine:
+    // in the whole suite on 2 cores, a process took over 16 s to print its first fix.
+    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "0.5"), in: box.directory, tag: "a")
+    let b = try BuiltTool.start(Self.replay("b", db: db, speed: "0.5"), in: box.directory, tag: "b")
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "a.out", of: box)
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "b.out", of: box)
     #expect(a.isRunning && b.isRunning, "both walks are under way at once")
@@ -116,7 +117,8 @@ import TextRules
   func aSecondTrackerOfTheSameWorkerIsRefusedAnotherWorkersRunsBesideIt() async throws {
     let box = try await Self.twoWorkers()
     let db = box.databasePath
-    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "1"), in: box.directory, tag: "a")
+    // Paced to last 5 minutes (it is stopped below), so it still runs however loaded.
+    let a = try BuiltTool.start(Self.replay("a", db: db, speed: "0.1"), in: box.directory, tag: "a")
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "a.out", of: box)
     let second = try await EngineProcessTests.run(box, Self.replay("a", db: db), tag: "again")
     #expect(second.status == 1)
