@@ -168,14 +168,7 @@ extension MissionService {
     } else {
       json.addRaw("source", json: "null")
     }
-    let devices = worker.devices.map { device in
-      var object = JSONObjectWriter()
-      object.add("protocol", device.ingestProtocol.rawValue)
-      object.add("device_id", device.deviceID)
-      object.add("has_secret", device.secret != nil)
-      return object.result
-    }
-    json.addRaw("devices", json: "[" + devices.joined(separator: ",") + "]")
+    json.addRaw("devices", json: WorkerDevice.publicJSONArray(worker.devices))
     return json
   }
 

@@ -171,14 +171,7 @@ enum WorkersCommand: Command {
         } else {
           object.addRaw("tracked_mission", json: "null")
         }
-        let devices = worker.devices.map { device in
-          var entry = JSONObjectWriter()
-          entry.add("protocol", device.ingestProtocol.rawValue)
-          entry.add("device_id", device.deviceID)
-          entry.add("has_secret", device.secret != nil)
-          return entry.result
-        }
-        object.addRaw("devices", json: "[" + devices.joined(separator: ",") + "]")
+        object.addRaw("devices", json: WorkerDevice.publicJSONArray(worker.devices))
         console.out(object.result)
       }
       return
