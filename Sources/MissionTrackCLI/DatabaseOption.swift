@@ -41,10 +41,18 @@ struct DatabaseOption {
   ///     stored missions) instead of a new empty database.
   ///   - readOnly: The command only reads: when the file or its directory is not writable
   ///     the database is opened read-only.
+  ///   - groupCommit: How recorded events are grouped into transactions (the store's
+  ///     default unless given: `serve` commits sooner, as its clients see only committed
+  ///     events).
   /// - Throws: `CLIError.failure` with one line saying what is wrong with the path.
-  func open(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError) -> MissionDatabase {
+  func open(
+    mustExist: Bool = true, readOnly: Bool = false,
+    groupCommit: GroupCommitPolicy = GroupCommitPolicy()
+  ) throws(CLIError) -> MissionDatabase {
     let resolved = resolvedPath
-    guard resolved != ":memory:" else { return try connect(resolved, readOnly: false) }
+    guard resolved != ":memory:" else {
+      return try connect(resolved, readOnly: false, groupCommit: groupCommit)
+    }
     let shown = resolved.terminalSafe
     switch FileKind(path: resolved) {
     case nil:
@@ -65,7 +73,8 @@ struct DatabaseOption {
     let writable = access(resolved, W_OK) == 0 || FileKind(path: resolved) == nil
     let directory = URL(fileURLWithPath: resolved).deletingLastPathComponent().path
     let directoryWritable = access(directory, W_OK) == 0
-    return try connect(resolved, readOnly: readOnly && !(writable && directoryWritable))
+    return try connect(
+      resolved, readOnly: readOnly && !(writable && directoryWritable), groupCommit: groupCommit)
   }
 
   /// Removes the database file and its SQLite side files: for an import that created the
@@ -88,10 +97,13 @@ struct DatabaseOption {
     }
   }
 
-  private func connect(_ resolved: String, readOnly: Bool) throws(CLIError) -> MissionDatabase {
+  private func connect(_ resolved: String, readOnly: Bool, groupCommit: GroupCommitPolicy)
+    throws(CLIError) -> MissionDatabase
+  {
     do {
       return try MissionDatabase(
-        path: resolved, configuration: StoreConfiguration(readOnly: readOnly))
+        path: resolved,
+        configuration: StoreConfiguration(readOnly: readOnly, groupCommit: groupCommit))
     } catch {
       throw failure(error, while: "open")
     }

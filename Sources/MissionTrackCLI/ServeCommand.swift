@@ -174,7 +174,10 @@ enum ServeCommand: Command {
       configuration.sourceKind = "replay"
       configuration.sourceDetail = traces.joined(separator: " ")
     }
-    let database = try databaseOption.open(mustExist: false)
+    // Clients of `serve` (SSE, webhooks, MQTT) are told only committed events: a 20 ms group
+    // commit keeps a fix's way to them short (at most 50 fsyncs a second).
+    let database = try databaseOption.open(
+      mustExist: false, groupCommit: GroupCommitPolicy(maxDelay: .milliseconds(20)))
     try databaseOption.expireDue(database)
     let worker = options.worker
     // `/v1/status`, `/healthz` and the source metrics describe the worker the source feeds.
