@@ -307,11 +307,9 @@ struct NMEADeviceSourceTests {
     let fd = open(fifo, O_WRONLY | O_CLOEXEC)
     try #require(fd >= 0)
     let writer = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-    for chunk in stride(from: 0, to: lines.count, by: 20) {
-      let part = lines[chunk..<min(chunk + 20, lines.count)].map { $0 + "\r\n" }.joined()
-      try writer.write(contentsOf: Data(part.utf8))
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    // In one write: chunks split an epoch between its RMC and its GGA, and a pause of the
+    // whole suite longer than the 0.2 s quiet-line timeout then closed the epoch early.
+    try writer.write(contentsOf: Data(text.utf8))
     try writer.close()
 
     #expect(await recorder.wait { $0.ended })

@@ -93,11 +93,18 @@ struct ServeGatingPerWorkerLiveTests {
     #expect(try post("/v1/missions/sig-101/accept") == 200)
     #expect(try post("/v1/missions/sig-101/start") == 200)
     #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    // The connection's own events: a reopened connection would add a `connected` (and a
+    // `disconnected` before it). Other source news (`no_fix`, `silent`, a `gap`) comes from
+    // the recorded feed itself, whatever another worker does.
     func localSourceEvents() throws -> Int {
       let events = try RawHTTP.request(
         port: server.port, "GET", "/v1/missions/sig-101/events"
       ).text
-      return events.split(separator: "\n").filter { $0.contains(#""type":"source""#) }.count
+      return events.split(separator: "\n").filter {
+        $0.contains(#""type":"source""#)
+          && ($0.contains(#""status":"connected""#) || $0.contains(#""status":"disconnected""#)
+            || $0.contains(#""status":"reconnecting""#))
+      }.count
     }
     try await Task.sleep(for: .milliseconds(500))
     let before = try localSourceEvents()
