@@ -218,7 +218,11 @@ public actor MissionEngine {
   /// An idempotent action changes nothing. Starting tracking opens the worker's source;
   /// stopping it records the held-back epoch and the rejection summary, closes the source
   /// and returns only once the source's iteration has ended.
-  /// - Parameter worker: The accepting worker for `accept` (default `local`).
+  /// - Parameters:
+  ///   - action: The lifecycle action.
+  ///   - id: The mission's id.
+  ///   - worker: The accepting worker for `accept` (default `local`).
+  ///   - time: When it happens (default: the engine's clock).
   /// - Returns: The mission's state afterwards.
   /// - Throws: `TrackingError.unknownMission`, `.illegalTransition`, `.workerBusy`,
   ///   `.changedElsewhere`, `.unknownWorker`, or the store's error (the transition is then
