@@ -358,9 +358,10 @@ actor OutboxDispatcher {
     return body
   }
 
-  /// One line on stderr.
+  /// One line on stderr; a closed or full stderr loses the line, never the service
+  /// (`write(_:)` would trap on the error).
   static func log(_ text: String) {
-    FileHandle.standardError.write(
-      Data("missiontrack serve: \(MissionService.oneLine(text))\n".utf8))
+    try? FileHandle.standardError.write(
+      contentsOf: Data("missiontrack serve: \(MissionService.oneLine(text))\n".utf8))
   }
 }
