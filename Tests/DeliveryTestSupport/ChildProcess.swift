@@ -27,6 +27,7 @@ public final class ChildProcess: @unchecked Sendable {
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
     try process.runWithDefaultSignalMask()
+    OrphanGuard.watch(process)
   }
 
   deinit { stop() }

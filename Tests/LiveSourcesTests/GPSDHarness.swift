@@ -231,6 +231,7 @@ final class GPSDHarness {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.runWithDefaultSignalMask()
+    OrphanGuard.watch(process)
     processes.append(process)
     return process
   }

@@ -25,6 +25,7 @@ enum BuiltTool {
     process.standardError = try FileHandle(
       forWritingTo: directory.appendingPathComponent("\(tag).err"))
     try process.run()
+    OrphanGuard.watch(process)
     return process
   }
 }

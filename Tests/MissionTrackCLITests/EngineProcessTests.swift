@@ -38,7 +38,7 @@ import Testing
     try await box.acceptedDemo()
     let db = box.databasePath
     let first = try BuiltTool.start(
-      ["replay", CLISandbox.walkGPX, "--db", db, "--mission", "sig-101", "--speed", "20"],
+      ["replay", CLISandbox.walkGPX, "--db", db, "--mission", "sig-101", "--speed", "4"],
       in: box.directory, tag: "first")
     try await Self.waitFor(#""type":"fix""#, in: "first.out", of: box)
     let second = try await Self.run(

@@ -59,6 +59,7 @@ public final class ServeProcess: @unchecked Sendable {
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
     process.standardOutput = FileHandle.nullDevice
     try process.runWithDefaultSignalMask()
+    OrphanGuard.watch(process)
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       let text = errorText
