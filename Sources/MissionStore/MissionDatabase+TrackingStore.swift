@@ -77,4 +77,18 @@ extension MissionDatabase: TrackingStore {
         fenceStates: fences, lastDelivered: last, travelledMeters: travelled)
     }
   }
+
+  /// The time of mission `id`'s latest transition to `active`, by whichever process made it.
+  package func trackingStart(ofMission id: String) throws -> Date? {
+    try withConnection { connection in
+      let select = try connection.cached(
+        """
+        SELECT time_us FROM transitions WHERE mission_id = :id AND to_state = 'active'
+        ORDER BY seq DESC LIMIT 1
+        """)
+      defer { select.reset() }
+      try select.bind(["id": id])
+      return try select.step() ? date(microseconds: try select.int64("time_us")) : nil
+    }
+  }
 }

@@ -113,6 +113,11 @@ public actor InMemoryTrackingStore: TrackingStore {
       fenceStates: fences, lastDelivered: last, travelledMeters: travelledMeters[id] ?? 0)
   }
 
+  /// The time of mission `id`'s latest transition to `active`.
+  public func trackingStart(ofMission id: String) -> Date? {
+    transitions.last { $0.missionID == id && $0.to == .active }?.time
+  }
+
   /// Records `transition` when it starts from the stored state.
   public func commit(_ transition: MissionTransition) throws {
     guard var mission = missions[transition.missionID] else {

@@ -477,8 +477,11 @@ public actor MissionEngine {
           closedTasks.append(task)
         }
       case .resume(_, let missionID):
+        // The start may have been made by another process or before a restart: its time
+        // comes from the store, so buffered fixes from before it stay outside.
         let resume = try await store.resumePoint(ofMission: missionID)
-        try await run(state.startSession(missionID: missionID, resume: resume, startTime: nil))
+        let start = try await store.trackingStart(ofMission: missionID)
+        try await run(state.startSession(missionID: missionID, resume: resume, startTime: start))
       case .endTracking(let worker, let end):
         for waiter in endWaiters.removeValue(forKey: worker) ?? [] { waiter.resume(returning: end) }
       }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the engine loads missions from and records what it decided: the hook for a store.
 ///
 /// The store is a sink and a loader. It records the engine's decisions — transitions,
@@ -18,6 +20,10 @@ public protocol TrackingStore: Sendable {
   /// Where tracking of mission `id` continues after a restart: its fence states, last
   /// delivered fix and travelled distance; nil when nothing was recorded for it yet.
   func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume?
+  /// When mission `id` was last started (the time of its latest transition to `active`),
+  /// wherever the start was made; nil when it never was. Positions taken before it are
+  /// outside the mission.
+  func trackingStart(ofMission id: String) async throws -> Date?
   /// Records a transition the engine decided.
   /// - Throws: `TrackingError.changedElsewhere` when the stored state is not
   ///   `transition.from`; `TrackingError.workerBusy` when the store already holds another

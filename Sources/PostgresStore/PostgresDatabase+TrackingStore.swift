@@ -74,6 +74,18 @@ extension PostgresDatabase: TrackingStore {
     }
   }
 
+  /// The time of mission `id`'s latest transition to `active`, by whichever node made it.
+  package func trackingStart(ofMission id: String) async throws -> Date? {
+    try await withConnection { connection in
+      try connection.query(
+        """
+        SELECT mt_us(time) AS time_us FROM transitions
+        WHERE mission_id = :id AND to_state = 'active' ORDER BY seq DESC LIMIT 1
+        """, ["id": id]
+      ).int64(0, "time_us").map(Self.date(microseconds:))
+    }
+  }
+
   /// Records `transition` when the stored state is still `transition.from`, with its audit
   /// row and its `state` event, in one transaction.
   /// - Throws: `TrackingError.changedElsewhere` (another node changed it first),

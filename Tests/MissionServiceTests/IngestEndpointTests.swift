@@ -414,4 +414,47 @@ struct IngestEndpointTests {
       #expect(PhoneFixtures.positions(metrics, "owntracks", "accepted") == 1)
     }
   }
+  /// The start's time is the store's: for a start made by another process, and after a
+  /// restart, a position buffered on the phone from before the start is still untracked.
+  @Test func aStartMadeElsewhereOrBeforeARestartStillKeepsBufferedFixesOut() async throws {
+    let sandbox = try ServiceSandbox()
+    let writer = try MissionDatabase(path: sandbox.databasePath)
+    try writer.putWorker(Worker(id: "phone", devices: [Self.owntracks]))
+    try writer.apply(.accept, toMission: "sig-101", worker: "phone")
+    let before = PhoneFixtures.nextSecond()
+    func send(_ server: InProcessService, _ time: Date, north: Double) async throws -> Int? {
+      let p = PhoneFixtures.nearSig101(north: north)
+      let body =
+        #"{"_type":"location","lat":\#(p.latitude),"lon":\#(p.longitude),"tst":\#(Int(time.timeIntervalSince1970))}"#
+      let reply = try await server.request(
+        "POST", "/v1/ingest/owntracks",
+        headers: ["X-Limit-U": "jane", "X-Limit-D": "phone", "Authorization": Self.basic],
+        body: Array(body.utf8))
+      #expect(reply.status == 200, "\(reply.text)")
+      let object = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
+      return (object?.first?["configuration"] as? [String: Any])?["monitoring"] as? Int
+    }
+    let during = PhoneFixtures.nextSecond() + 2
+    try await InProcessService.run(sandbox) { server in
+      // Started by another connection while the service runs: it tracks it from the poll.
+      try writer.apply(.start, toMission: "sig-101", at: before + 1)
+      let deadline = Date().addingTimeInterval(20)
+      var monitoring = try await send(server, before, north: -900)
+      while monitoring != 2, Date() < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+        monitoring = try await send(server, before, north: -900)
+      }
+      #expect(monitoring == 2, "the service never tracked the mission started elsewhere")
+      _ = try await send(server, during, north: -700)
+    }
+    // After a restart: an older buffered position is untracked; a live one is kept.
+    try await InProcessService.run(sandbox) { server in
+      #expect(try await send(server, before + 0.5, north: -800) == 2)
+      _ = try await send(server, during + 3, north: -650)
+      let metrics = try await server.request("GET", "/metrics").text
+      #expect(PhoneFixtures.positions(metrics, "owntracks", "untracked") == 1)
+    }
+    let track = try PhoneFixtures.storedTrack(sandbox.databasePath)
+    #expect(track.map(\.time) == [during, during + 3], "\(track.map(\.time))")
+  }
 }

@@ -89,6 +89,10 @@ actor RecordingStore: TrackingStore {
     await inner.resumePoint(ofMission: id)
   }
 
+  func trackingStart(ofMission id: String) async throws -> Date? {
+    await inner.trackingStart(ofMission: id)
+  }
+
   func commit(_ transition: MissionTransition) async throws {
     if failCommits { throw Refused() }
     try await inner.commit(transition)

@@ -130,10 +130,10 @@ enum Fixtures {
 
   static func transition(
     _ id: String, _ action: MissionAction, _ from: MissionState, _ to: MissionState,
-    worker: String? = Worker.localID
+    worker: String? = Worker.localID, at time: Date? = nil
   ) -> MissionTransition {
     MissionTransition(
-      missionID: id, action: action, from: from, to: to, time: start, workerID: worker)
+      missionID: id, action: action, from: from, to: to, time: time ?? start, workerID: worker)
   }
 }
 

@@ -87,6 +87,25 @@ import Testing
     #expect(try await store.resumePoint(ofMission: "m1")?.lastDelivered == Fixtures.fix(4))
   }
 
+  /// The start time is the store's, so an engine that did not make the start (another
+  /// process, or before a restart) still knows it.
+  @Test(arguments: StoreKind.available)
+  func theTrackingStartIsTheLatestTransitionToActive(_ kind: StoreKind) async throws {
+    let fixture = try await ContractStore.make(
+      kind, missions: [Fixtures.mission("m1"), Fixtures.mission("m2")])
+    let store = fixture.store
+    let accepted = Fixtures.start.addingTimeInterval(60)
+    let started = Fixtures.start.addingTimeInterval(600.25)
+    #expect(try await store.trackingStart(ofMission: "m1") == nil)
+    try await store.commit(Fixtures.transition("m1", .accept, .open, .accepted, at: accepted))
+    #expect(try await store.trackingStart(ofMission: "m1") == nil)
+    try await store.commit(Fixtures.transition("m1", .start, .accepted, .active, at: started))
+    try await store.commit(Fixtures.transition("m2", .accept, .open, .accepted))
+    #expect(try await store.trackingStart(ofMission: "m1") == started)
+    #expect(try await store.trackingStart(ofMission: "m2") == nil)
+    #expect(try await store.trackingStart(ofMission: "nope") == nil)
+  }
+
   @Test(arguments: StoreKind.available)
   func changesAfterATokenIncludeAnotherConnectionsWrites(_ kind: StoreKind) async throws {
     let fixture = try await ContractStore.make(
