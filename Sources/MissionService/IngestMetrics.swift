@@ -17,6 +17,8 @@ final class IngestMetrics: @unchecked Sendable {
     case unknownDevice = "unknown_device"
     case wrongSecret = "wrong_secret"
     case malformed
+    /// Another process tracks the worker (its tracking lease): refused with 503.
+    case trackedElsewhere = "tracked_elsewhere"
   }
 
   /// The endpoints' protocols, in the order `/metrics` lists them (GPSLogger speaks OsmAnd's).

@@ -35,10 +35,24 @@ extension MissionService {
     }
     var outcome = IngestWriter.Outcome(counts: IngestCounts(), tracked: false)
     if let worker {
+      // One tracker per worker: refused (503, the phone sends them again) while another
+      // process tracks it.
+      do {
+        try phoneLeases.claim(worker)
+      } catch {
+        ingestMetrics.note(protocolName, refused: .trackedElsewhere)
+        throw error
+      }
       // A batch is committed before its reply (Overland's rule, and our fix lines').
       let durable = protocolName == .overland || protocolName == .native
-      outcome = try ingestWriter.write(
-        batch.positions.map(\.fix), worker: worker, durable: durable)
+      do {
+        outcome = try ingestWriter.write(
+          batch.positions.map(\.fix), worker: worker, durable: durable)
+      } catch {
+        phoneLeases.settle(worker, tracked: false)
+        throw error
+      }
+      phoneLeases.settle(worker, tracked: outcome.tracked)
     }
     let counts = outcome.counts
     ingestMetrics.note(protocolName, counts, decoderRejected: batch.rejected.count)

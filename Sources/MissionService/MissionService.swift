@@ -33,6 +33,8 @@ package final class MissionService: @unchecked Sendable {
   let ingestWriter: IngestWriter
   /// The counts of `/v1/ingest/…` for `/metrics`.
   let ingestMetrics = IngestMetrics()
+  /// The tracking leases of the workers phones feed.
+  let phoneLeases: PhoneLeases
 
   /// A service over `engine`, which must be opened over `database`.
   package init(
@@ -45,6 +47,8 @@ package final class MissionService: @unchecked Sendable {
     hub = EventHub(database: database, keepaliveInterval: configuration.keepaliveSeconds)
     idlePoll = IdlePoll(window: configuration.limits.idlePoll)
     ingestWriter = IngestWriter(engine: engine, database: database)
+    phoneLeases = PhoneLeases(
+      database: database, engine: engine, ownWorker: configuration.sourceWorker)
   }
 
   /// Starts listening and forwarding the engine's events; returns the base URL.

@@ -457,4 +457,44 @@ struct IngestEndpointTests {
     let track = try PhoneFixtures.storedTrack(sandbox.databasePath)
     #expect(track.map(\.time) == [during, during + 3], "\(track.map(\.time))")
   }
+  /// One tracker per worker, phones too: while another process holds the worker's tracking
+  /// lease its positions are refused with 503 naming that process (the phone sends them
+  /// again); once the service feeds it, the service holds the lease, until tracking ends.
+  @Test func aPhoneFedWorkerIsTrackedByOneProcessAtATime() async throws {
+    let sandbox = try ServiceSandbox()
+    try await InProcessService.run(sandbox) { server in
+      try await PhoneFixtures.trackSig101(server, worker: "phone", devices: [Self.osmand])
+      let t0 = PhoneFixtures.nextSecond()
+      func send(_ seconds: Double, north: Double) async throws -> RawHTTP.Response {
+        let p = PhoneFixtures.nearSig101(north: north)
+        let line =
+          #"{"time":"\#(PhoneFixtures.rfc3339(t0 + seconds))","lat":\#(p.latitude),"lon":\#(p.longitude)}"#
+        return try await server.send(
+          "POST", "/v1/ingest/fixes?worker=phone", contentType: nil, line)
+      }
+      func claim() throws -> TrackingLease {
+        try server.database.claimTracking(holder: "missiontrack replay", worker: "phone")
+      }
+      let replay = try claim()
+      let refused = try await send(0, north: -600)
+      #expect(refused.status == 503, "\(refused.text)")
+      #expect(refused.text.contains("pid \(getpid()) (missiontrack replay)"), "\(refused.text)")
+      replay.release()
+      let accepted = try await send(1, north: -580)
+      #expect(accepted.status == 200 && accepted.json?["accepted"] as? Int == 1)
+      let held = #expect(throws: StoreError.self) { _ = try claim() }
+      #expect(held?.description.contains("(missiontrack serve)") == true)
+      #expect(try await server.request("POST", "/v1/missions/sig-101/submit").status == 200)
+      let deadline = Date().addingTimeInterval(10)
+      var released: TrackingLease?
+      while released == nil, Date() < deadline {
+        released = try? claim()
+        if released == nil { try await Task.sleep(for: .milliseconds(20)) }
+      }
+      #expect(released != nil, "the service kept the lease after the mission was submitted")
+      let metrics = try await server.request("GET", "/metrics").text
+      #expect(PhoneFixtures.refused(metrics, "native", "tracked_elsewhere") == 1, "\(metrics)")
+      #expect(try PhoneFixtures.storedTrack(sandbox.databasePath).map(\.time) == [t0 + 1])
+    }
+  }
 }
