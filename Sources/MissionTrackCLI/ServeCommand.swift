@@ -174,6 +174,13 @@ enum ServeCommand: Command {
       configuration.sourceKind = "replay"
       configuration.sourceDetail = traces.joined(separator: " ")
     }
+    // A fleet holds a tracking lease (an open lock file) per phone-fed worker besides its
+    // connections: the soft descriptor limit (often 1,024) is raised to the hard one.
+    var files = rlimit()
+    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+      files.rlim_cur = files.rlim_max
+      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+    }
     // Clients of `serve` (SSE, webhooks, MQTT) are told only committed events: a 20 ms group
     // commit keeps a fix's way to them short (at most 50 fsyncs a second).
     let database = try databaseOption.open(

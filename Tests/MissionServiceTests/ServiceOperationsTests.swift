@@ -162,6 +162,43 @@ extension ServeSuite {
       #expect(quick.caught + quick.preempted >= 1, "\(quick) over \(requests) requests")
     }
 
+    /// A fleet holds a lease file per phone-fed worker: `serve` started with a low soft
+    /// descriptor limit raises it to the hard one.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+    func serveRaisesItsSoftDescriptorLimitToTheHardOne() throws {
+      let sandbox = try ServiceSandbox()
+      var limit = rlimit()
+      getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+      try #require(limit.rlim_max > 256)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+      process.arguments = [
+        "--nofile=256:\(limit.rlim_max)", "--", ServeProcess.executable ?? "", "serve",
+        "--listen", "127.0.0.1:0", "--db", sandbox.databasePath,
+      ]
+      let errors = sandbox.directory.appendingPathComponent("limit.err")
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+      process.standardError = try FileHandle(forWritingTo: errors)
+      process.standardOutput = FileHandle.nullDevice
+      try process.runWithDefaultSignalMask()
+      OrphanGuard.watch(process)
+      defer {
+        process.terminate()
+        process.waitUntilExit()
+      }
+      let deadline = Date().addingTimeInterval(20)
+      while Date() < deadline, process.isRunning,
+        !((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("serving on")
+      {
+        usleep(20_000)
+      }
+      let limits = try String(
+        contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+      let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
+      let values = line.split(separator: " ").compactMap { UInt64($0) }
+      #expect(values == [UInt64(limit.rlim_max), UInt64(limit.rlim_max)], "\(line)")
+    }
+
     @Test func theReplayStartsAgainForEachMissionAndOneTrackerOnly() async throws {
       let sandbox = try ServiceSandbox()
       let server = try await InProcessService(sandbox, replay: ServiceSandbox.walkGPX)
