@@ -221,33 +221,13 @@ extension MissionDatabase {
       VALUES (:mission, :type, :time, '', :distance, :fence, :initial, :seconds, :from, :to,
         :status, :detail, :count, :worker, :watch)
       """)
-    var distance: Double?
-    var fence: String?
-    var watch: String?
-    var initial: Int?
-    var seconds: Double?
-    var from: String?
-    var to: String?
-    var status: String?
-    var detail: String?
-    var count: Int?
-    switch event.kind {
-    case .fix(_, let meters, _): distance = meters
-    case .enter(let id, let meters, let isInitial):
-      (fence, distance, initial) = (id, meters, isInitial ? 1 : 0)
-    case .dwell(let id, let dwell): (fence, seconds) = (id, dwell)
-    case .exit(let id, let meters): (fence, distance) = (id, meters)
-    case .crossed(let id, let meters): (fence, distance) = (id, meters)
-    case .state(let old, let new): (from, to) = (old.rawValue, new.rawValue)
-    case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
-    case .rejected(let reason, let number): (status, count) = (reason, number)
-    case .nearby(let id, let meters): (watch, distance) = (id, meters)
-    }
+    let columns = EventKindColumns(event.kind)
     try insert.bind([
-      "mission": event.missionID, "type": event.type, "time": time, "distance": distance,
-      "fence": fence, "initial": initial, "seconds": seconds, "from": from, "to": to,
-      "status": status, "detail": detail, "count": count, "worker": event.workerID,
-      "watch": watch,
+      "mission": event.missionID, "type": event.type, "time": time, "distance": columns.distance,
+      "fence": columns.fence, "initial": columns.initial.map { $0 ? 1 : 0 },
+      "seconds": columns.seconds, "from": columns.from, "to": columns.to,
+      "status": columns.status, "detail": columns.detail, "count": columns.count,
+      "worker": event.workerID, "watch": columns.watch,
     ])
     try insert.run()
   }

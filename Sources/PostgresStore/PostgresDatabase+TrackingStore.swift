@@ -384,7 +384,7 @@ extension PostgresDatabase: TrackingStore {
   /// Appends `events` to the outbox in order (one statement), each in its typed columns.
   static func insert(_ events: [TrackingEvent], _ connection: PostgresConnection) throws {
     guard !events.isEmpty else { return }
-    let columns = events.map { EventColumns($0.kind) }
+    let columns = events.map { EventKindColumns($0.kind) }
     try connection.query(
       """
       INSERT INTO events (mission_id, worker_id, type, time, distance_m, travelled_m, fence_id,
@@ -416,36 +416,5 @@ extension PostgresDatabase: TrackingStore {
         "counts": PostgresArray(columns.map(\.count)),
         "watches": PostgresArray(columns.map(\.watch)),
       ])
-  }
-}
-
-/// The typed columns of one event's kind in the outbox (NULL where the kind has no such
-/// member).
-private struct EventColumns {
-  var distance: Double?
-  var travelled: Double?
-  var fence: String?
-  var initial: Bool?
-  var seconds: Double?
-  var from: String?
-  var to: String?
-  var status: String?
-  var detail: String?
-  var count: Int?
-  var watch: String?
-
-  init(_ kind: TrackingEvent.Kind) {
-    switch kind {
-    case .fix(_, let meters, let total): (distance, travelled) = (meters, total)
-    case .enter(let id, let meters, let isInitial):
-      (fence, distance, initial) = (id, meters, isInitial)
-    case .dwell(let id, let dwell): (fence, seconds) = (id, dwell)
-    case .exit(let id, let meters): (fence, distance) = (id, meters)
-    case .crossed(let id, let meters): (fence, distance) = (id, meters)
-    case .state(let old, let new): (from, to) = (old.rawValue, new.rawValue)
-    case .source(let kind, let text): (status, detail) = (kind.rawValue, text)
-    case .rejected(let reason, let number): (status, count) = (reason, number)
-    case .nearby(let id, let meters): (watch, distance) = (id, meters)
-    }
   }
 }
