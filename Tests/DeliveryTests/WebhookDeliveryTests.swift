@@ -59,7 +59,7 @@ import Testing
     for batch in stride(from: 0, to: events.count, by: 10) {
       await delivery.enqueue(Array(events[batch..<batch + 10]))
     }
-    #expect(await eventually(20) { await delivery.cursor == 120 })
+    #expect(await eventually(60) { await delivery.cursor == 120 })
     let requests = receiver.requests
     #expect(requests.count == 120)
     #expect(requests.allSatisfy { $0.signatureValid == true })
