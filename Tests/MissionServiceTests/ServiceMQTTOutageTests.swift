@@ -1,6 +1,5 @@
 import DeliveryTestSupport
 import Foundation
-import MissionStore
 import ServiceTestSupport
 import Testing
 
@@ -11,17 +10,6 @@ extension ServeSuite {
     .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"),
     .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients"))
   struct ServiceMQTTOutageTests {
-    /// The events stored after `seq`, as (seq, mission), read from the database.
-    private func storedEvents(_ sandbox: ServiceSandbox, after seq: Int64) throws
-      -> [(seq: Int64, mission: String)]
-    {
-      let reader = try MissionDatabase(
-        path: sandbox.databasePath, configuration: StoreConfiguration(readOnly: true))
-      return try reader.committedEvents(afterSequence: seq, limit: 100_000).map {
-        ($0.sequence, $0.missionID)
-      }
-    }
-
     /// The events published on `missiontrack/missions/{id}/events`, as (seq, mission), in
     /// arrival order (repeats included).
     private static func published(_ messages: [String]) -> [(seq: Int64, mission: String)] {
@@ -49,7 +37,7 @@ extension ServeSuite {
       let subscriber = try MosquittoSubscriber(
         port: broker.port, filter: "missiontrack/#", in: sandbox.directory, cleanSession: false)
       defer { subscriber.stop() }
-      let before = try storedEvents(sandbox, after: 0).last?.seq ?? 0
+      let before = try sandbox.storedEvents().last?.seq ?? 0
       // The walk to sig-101 in about 21 s.
       let server = try sandbox.serve(
         ["--mqtt", broker.url, "--replay", ServiceSandbox.walkGPX, "--speed", "50"])
@@ -62,17 +50,17 @@ extension ServeSuite {
       let underway = subscriber.wait(timeout: 30) { Self.published($0).count >= 10 }
       #expect(Self.published(underway).count >= 10, "the walk did not start: \(underway)")
       broker.stop()
-      let lastBeforeOutage = try storedEvents(sandbox, after: before).last?.seq ?? before
+      let lastBeforeOutage = try sandbox.storedEvents(after: before).last?.seq ?? before
       // The outage itself (the scenario, not a check).
       try await Task.sleep(for: .seconds(10))
-      let stoppedAt = try storedEvents(sandbox, after: before).last?.seq ?? before
+      let stoppedAt = try sandbox.storedEvents(after: before).last?.seq ?? before
       #expect(stoppedAt > lastBeforeOutage, "the walk stored nothing while the broker was away")
       try broker.start()
       #expect(await eventually(60) { state(server, "sig-101") == "arrived" })
       let submit = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit")
       #expect(submit.status == 200)
       // Every event stored since serve started is published, at least once.
-      let stored = try storedEvents(sandbox, after: before)
+      let stored = try sandbox.storedEvents(after: before)
       #expect(stored.contains { $0.seq > stoppedAt }, "nothing stored after the outage")
       let messages = subscriber.wait(timeout: 60) { messages in
         Set(stored.map(\.seq)).isSubset(of: Self.published(messages).map(\.seq))
@@ -105,9 +93,7 @@ extension ServeSuite {
       #expect(mission?["id"] as? String == "sig-101" && mission?["state"] as? String == "submitted")
       // The MQTT cursor caught up: nothing undelivered is left.
       let caughtUp = await eventually(20) {
-        let metrics = (try? RawHTTP.request(port: server.port, "GET", "/metrics").text) ?? ""
-        return PhoneFixtures.metric(
-          metrics,
+        server.metric(
           "missiontrack_outbox_oldest_undelivered_age_seconds{consumer=\"mqtt:missiontrack\"}")
           == 0
       }

@@ -1,6 +1,5 @@
 import DeliveryTestSupport
 import Foundation
-import MissionStore
 import ServiceTestSupport
 import Testing
 
@@ -58,12 +57,6 @@ extension ServeSuite {
       return Date().timeIntervalSince(began)
     }
 
-    /// The `/metrics` sample `name`.
-    private func metric(_ server: ServeProcess, _ name: String) -> Int? {
-      let text = (try? RawHTTP.request(port: server.port, "GET", "/metrics").text) ?? ""
-      return PhoneFixtures.metric(text, name)
-    }
-
     /// The `id:` of each event of an SSE body, in order.
     private static func eventIDs(_ body: [UInt8]) -> [Int64] {
       String(decoding: body, as: UTF8.self).components(separatedBy: "\n\n").compactMap { block in
@@ -88,14 +81,12 @@ extension ServeSuite {
       #expect(
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/start").status == 200)
       let start = PhoneFixtures.nextSecond()
-      let reader = try MissionDatabase(
-        path: sandbox.databasePath, configuration: StoreConfiguration(readOnly: true))
 
       // Tracking alone: the history as fast as it goes, then a phase at the offered pace.
       _ = try post(server, 0..<Self.history, start: start)
       let phase1 = Self.history..<Self.history + Self.fixesPerPhase
       let alone = try post(server, phase1, start: start, perSecond: Self.pace)
-      let before = try reader.lastCommittedSequence()
+      let before = try sandbox.storedEvents().last?.seq ?? 0
 
       // 1,000 readers from the last event on, and 10 that never read asking for everything.
       let clients = try SSEFanOutClients(
@@ -103,18 +94,17 @@ extension ServeSuite {
         stalledPath: "/v1/events?after=0", stalled: 10)
       defer { clients.close() }
       let connected = await eventually(60) {
-        metric(server, "missiontrack_sse_clients") == 1_010
+        server.metric("missiontrack_sse_clients") == 1_010
           && clients.readers.allSatisfy { $0.status == 200 }
       }
       #expect(
         connected,
         Comment(
-          rawValue: "\(metric(server, "missiontrack_sse_clients") ?? -1) clients connected, "
+          rawValue: "\(server.metric("missiontrack_sse_clients") ?? -1) clients connected, "
             + "\(clients.readers.filter { $0.status == 200 }.count) readers answered"))
       let phase2 = phase1.upperBound..<phase1.upperBound + Self.fixesPerPhase
       let together = try post(server, phase2, start: start, perSecond: Self.pace)
-      let stored = try reader.committedEvents(afterSequence: before, limit: 100_000)
-        .map(\.sequence)
+      let stored = try sandbox.storedEvents(after: before).map(\.seq)
       #expect(stored.count >= Self.fixesPerPhase, "\(stored.count) events")
 
       // Every reader gets every event, in order: the first one's body is parsed, the others
@@ -134,10 +124,10 @@ extension ServeSuite {
       #expect(differing.isEmpty, "\(differing.count) readers got other bytes than the first")
       // The ten that never read are dropped (5 s with a full buffer); the readers are not.
       let dropped = await eventually(30) {
-        metric(server, "missiontrack_sse_clients_dropped_total") == 10
+        server.metric("missiontrack_sse_clients_dropped_total") == 10
       }
-      #expect(dropped, "dropped: \(metric(server, "missiontrack_sse_clients_dropped_total") ?? -1)")
-      #expect(metric(server, "missiontrack_sse_clients") == 1_000)
+      #expect(dropped, "dropped: \(server.metric("missiontrack_sse_clients_dropped_total") ?? -1)")
+      #expect(server.metric("missiontrack_sse_clients") == 1_000)
       #expect(clients.readers.allSatisfy { !$0.ended })
       // Tracking kept its pace: fixes stored per second with the clients, against alone, at
       // the same offered load (a generous bound, for a loaded machine; unpaced, the fan-out
