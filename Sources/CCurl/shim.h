@@ -42,6 +42,13 @@ static inline long missiontrack_curl_response_code(CURL *easy) {
   return code;
 }
 
+// The system's errno of the transfer's failed connect (CURLINFO_OS_ERRNO), 0 when none.
+static inline long missiontrack_curl_os_errno(CURL *easy) {
+  long value = 0;
+  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &value);
+  return value;
+}
+
 static inline CURLMcode missiontrack_curl_multi_set_long(CURLM *multi, CURLMoption option, long value) {
   return curl_multi_setopt(multi, option, value);
 }

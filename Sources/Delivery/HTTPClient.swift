@@ -251,7 +251,7 @@ package final class HTTPClient: @unchecked Sendable {
               status: status, retryAfterSeconds: transfer.retryAfter.flatMap(seconds(retryAfter:))))
         )
       } else {
-        finish(transfer, result: .failure(transportError(code, transfer)))
+        finish(transfer, result: .failure(transportError(code, transfer, easy: easy)))
       }
     }
   }
@@ -276,8 +276,11 @@ package final class HTTPClient: @unchecked Sendable {
     return max(0, Double(date) - Date().timeIntervalSince1970)
   }
 
-  /// The failure for libcurl's `code`, one line with the URL and libcurl's explanation.
-  private func transportError(_ code: CURLcode, _ transfer: Transfer) -> HTTPTransportError {
+  /// The failure for libcurl's `code`, one line with the URL and libcurl's explanation (and
+  /// the system's, for a failed connect).
+  private func transportError(_ code: CURLcode, _ transfer: Transfer, easy: UnsafeMutableRawPointer)
+    -> HTTPTransportError
+  {
     let kind: HTTPTransportError.Kind
     switch code {
     case CURLE_COULDNT_CONNECT: kind = .refused
@@ -289,7 +292,13 @@ package final class HTTPClient: @unchecked Sendable {
     default: kind = .other
     }
     let detail = String(cString: transfer.errorBuffer)
-    let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    var text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    // libcurl says "Couldn't connect to server" for a refused connection and an unreachable
+    // host alike; the system's reason tells the receiver's owner which.
+    let systemError = Int32(clamping: missiontrack_curl_os_errno(easy))
+    if code == CURLE_COULDNT_CONNECT && systemError != 0 {
+      text += " (\(String(cString: strerror(systemError))))"
+    }
     return HTTPTransportError(kind: kind, message: "POST \(transfer.url): \(text)")
   }
 

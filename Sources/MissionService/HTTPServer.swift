@@ -20,8 +20,10 @@ final class HTTPServer: @unchecked Sendable {
     /// Most connections at once per server thread; more are refused at accept.
     /// libmicrohttpd splits its limit evenly between its threads, and which thread accepts a
     /// connection is the kernel's choice: a limit of 256 in all refused a burst of 300 below
-    /// 256 while one thread still had room.
-    var maximumConnections = 256
+    /// 256 while one thread still had room. 1,024 each, so that 1,000 event streams (issue
+    /// 27) fit on two cores with room for the API: with 256 each, clients past the 512th got
+    /// no answer at all.
+    var maximumConnections = 1_024
     /// A connection idle this long (also mid-request) is closed, seconds.
     var idleTimeoutSeconds = 30
     /// A request's line and headers must be in this many seconds after its connection

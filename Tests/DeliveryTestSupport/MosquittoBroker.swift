@@ -1,8 +1,8 @@
 import Foundation
 
 /// A private `mosquitto` broker for a test: its own config file in a temporary directory, a
-/// free loopback port (never 1883), no persistence. `stop()` and `start()` take it away and
-/// bring it back on the same port; released, it is stopped.
+/// free loopback port (never 1883), no persistence unless asked for. `stop()` and `start()`
+/// take it away and bring it back on the same port; released, it is stopped.
 public final class MosquittoBroker: @unchecked Sendable {
   /// The port it listens on (127.0.0.1).
   public let port: Int
@@ -18,18 +18,26 @@ public final class MosquittoBroker: @unchecked Sendable {
       && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
   }
 
-  /// Writes the config into `directory` and starts the broker.
-  public init(in directory: URL) throws {
+  /// Writes the config into `directory` and starts the broker. A `persistent` broker keeps
+  /// retained messages and the sessions of clients without a clean session (their
+  /// subscriptions and queued messages) in `directory` across `stop()` and `start()`, as a
+  /// production broker does.
+  public init(in directory: URL, persistent: Bool = false) throws {
     self.directory = directory
     port = try Self.freePort()
     configPath = directory.appendingPathComponent("mosquitto.conf").path
     // `user root` keeps a broker started as root from switching to the `mosquitto` user,
     // who could not write the log in the test's directory.
     let userLine = getuid() == 0 ? "user root\n" : ""
+    // Its queue per client is unbounded, so a session waiting for its client loses nothing.
+    let persistence =
+      persistent
+      ? "persistence true\npersistence_location \(directory.path)/\nmax_queued_messages 0"
+      : "persistence false"
     let config = """
       listener \(port) 127.0.0.1
       allow_anonymous true
-      persistence false
+      \(persistence)
       log_dest stderr
       \(userLine)
       """

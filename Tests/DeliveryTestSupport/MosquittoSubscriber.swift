@@ -8,8 +8,10 @@ public final class MosquittoSubscriber: @unchecked Sendable {
 
   /// Subscribes to `filter` on 127.0.0.1:`port` at QoS 1, and waits until the
   /// subscription is in place (the broker logs it, so we wait on a marker message instead:
-  /// `ready` is published to the marker topic until it is seen).
-  public init(port: Int, filter: String, in directory: URL) throws {
+  /// `ready` is published to the marker topic until it is seen). Without `cleanSession` its
+  /// session outlives a disconnect: a persistent broker queues its messages meanwhile, also
+  /// across the broker's restart.
+  public init(port: Int, filter: String, in directory: URL, cleanSession: Bool = true) throws {
     let tag = "sub-\(UUID().uuidString)"
     let marker = "missiontrack-test/\(tag)"
     child = try ChildProcess(
@@ -17,7 +19,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
       [
         "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-t", filter, "-t", marker,
         "-i", tag,
-      ], in: directory, tag: tag)
+      ] + (cleanSession ? [] : ["-c"]), in: directory, tag: tag)
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
       let publisher = try ChildProcess(

@@ -33,7 +33,7 @@ extension ServeSuite {
 
     /// Per mission, each event is sent for the first time only after every earlier one of
     /// its mission (a repeat after a restart may go back; a first send never skips ahead).
-    private func firstSendsAreInOrder(_ sent: [(seq: Int64, mission: String)]) -> Bool {
+    static func firstSendsAreInOrder(_ sent: [(seq: Int64, mission: String)]) -> Bool {
       var seen: Set<Int64> = []
       var last: [String: Int64] = [:]
       for (seq, mission) in sent where seen.insert(seq).inserted {
@@ -99,7 +99,7 @@ extension ServeSuite {
       let sent = delivered(receiver)
       let missing = Set(stored).subtracting(sent.map(\.seq))
       #expect(missing.isEmpty, "never delivered: \(missing.sorted())")
-      #expect(firstSendsAreInOrder(sent))
+      #expect(Self.firstSendsAreInOrder(sent))
       // Every request is signed by the Standard Webhooks rule, with `evt_<seq>` as its id.
       #expect(receiver.requests.allSatisfy { $0.signatureValid == true })
       for request in receiver.requests {
@@ -116,7 +116,7 @@ extension ServeSuite {
         let events = published.filter { $0.hasPrefix("missiontrack/missions/sig-101/events ") }
         let seqs = events.compactMap(Self.sequence(inMessage:))
         #expect(Set(stored).subtracting(seqs).isEmpty, "MQTT never published some events")
-        #expect(firstSendsAreInOrder(seqs.map { (seq: $0, mission: "sig-101") }))
+        #expect(Self.firstSendsAreInOrder(seqs.map { (seq: $0, mission: "sig-101") }))
         #expect(published.contains { $0.hasPrefix("missiontrack/status online") })
         // The last will: the killed serve's broker connection dropped without DISCONNECT.
         #expect(published.contains { $0.hasPrefix("missiontrack/status offline") })
