@@ -10,7 +10,8 @@ import Foundation
 /// paths that are not UTF-8, and bounds the bodies held at once. A request's body is
 /// collected up to `Limits.maximumBodyBytes`; a larger one is answered 413 from its
 /// `Content-Length` before any of it is read. `handler` runs on a pool thread once the whole
-/// request is in and returns the response; a streamed response (SSE) is sent as its
+/// request is in and returns the response, or a `PendingResponse` for which the connection
+/// is suspended until it is given; a streamed response (SSE) is sent as its
 /// `ResponseStream` fills, the connection suspended while the stream is empty.
 final class HTTPServer: @unchecked Sendable {
   /// Bounds on what one client can make the server hold.
@@ -49,7 +50,25 @@ final class HTTPServer: @unchecked Sendable {
     var idlePoll: Duration = .microseconds(50)
   }
 
-  typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+  /// What a handler gives for a request: its response now, or one to come, for which the
+  /// connection is suspended (its thread serves the other connections meanwhile).
+  enum Answer: Sendable {
+    case now(HTTPResponse)
+    case later(PendingResponse)
+
+    /// The response, waited for on this thread when it is still to come.
+    var response: HTTPResponse {
+      switch self {
+      case .now(let response): return response
+      case .later(let pending): return pending.wait()
+      }
+    }
+  }
+
+  typealias Handler = @Sendable (HTTPRequest) -> Answer
+  /// Whether a write never blocks its handler (it answers `.later`): such a write is
+  /// answered on the server thread instead of a thread of its own.
+  typealias Inline = @Sendable (HTTPRequest) -> Bool
   /// Looks at a request whose body is still to come (its `body` is empty) and returns the
   /// response that refuses it, or nil to read the body.
   typealias Admission = @Sendable (HTTPRequest) -> HTTPResponse?
@@ -58,6 +77,7 @@ final class HTTPServer: @unchecked Sendable {
 
   private var daemon: OpaquePointer?
   private let handler: Handler
+  private let inline: Inline
   private let admission: Admission
   private let answered: Answered
   /// Headers added to every response (security policy, CORS).
@@ -69,10 +89,11 @@ final class HTTPServer: @unchecked Sendable {
   private(set) var port: UInt16 = 0
   private let lock = NSLock()
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
-  /// Writes running on their own threads, their connections suspended.
+  /// Writes running on their own threads or answered later, their connections suspended.
   private var offloaded = 0
   /// Set once a stop has begun: a write is then answered 503 where it stands, never
-  /// offloaded, so that no connection is suspended when libmicrohttpd is stopped.
+  /// offloaded, and an answer to come is waited for on the server thread, so that no
+  /// connection is suspended when libmicrohttpd is stopped.
   private var refusingWrites = false
   /// Body bytes reserved by the requests in progress (at most `Limits.bodyBudgetBytes`).
   private var bodyBytesReserved = 0
@@ -85,15 +106,18 @@ final class HTTPServer: @unchecked Sendable {
   /// Starts listening on `host`:`port` (an IPv4 or IPv6 address; port 0 picks a free one).
   /// `idlePoll` keeps a thread awake between a quick client's requests. `admission` refuses
   /// a request from its headers before its body is read (so that a client without the token
-  /// cannot make the server hold 16 MiB); `handler` answers it. `answered` is told the
-  /// status of each answer the server gives without them (a body over the limit).
+  /// cannot make the server hold 16 MiB); `handler` answers it, on a thread of its own for a
+  /// write unless `inline` says it never blocks. `answered` is told the status of each
+  /// answer the server gives without them (a body over the limit).
   /// - Throws: `ServiceError.listen` when the address is not numeric or cannot be bound.
   init(
     host: String, port: UInt16, limits: Limits, commonHeaders: [(String, String)],
     idlePoll: IdlePoll, admission: @escaping Admission = { _ in nil },
-    answered: @escaping Answered = { _ in }, handler: @escaping Handler
+    answered: @escaping Answered = { _ in }, inline: @escaping Inline = { _ in false },
+    handler: @escaping Handler
   ) throws {
     self.handler = handler
+    self.inline = inline
     self.admission = admission
     self.answered = answered
     self.limits = limits
@@ -347,7 +371,12 @@ final class HTTPServer: @unchecked Sendable {
     }
     let request = request(connection, exchange, url: url, method: method, version: version)
     exchange.body = []
-    if request.isRead { return queue(handler(request), on: connection, exchange: exchange) }
+    if request.isRead || inline(request) {
+      switch handler(request) {
+      case .now(let response): return queue(response, on: connection, exchange: exchange)
+      case .later(let pending): return suspend(connection, exchange, until: pending)
+      }
+    }
     // A write may take seconds (an import of 16 MiB, a wait for the engine): it runs on a
     // thread of its own while the connection is suspended, so that the other connections
     // this server thread serves are answered meanwhile.
@@ -367,11 +396,35 @@ final class HTTPServer: @unchecked Sendable {
     // A thread, not a Dispatch queue: a write may block on the engine's actor, and blocked
     // Dispatch workers (as many as cores) starve the tasks they wait for.
     let worker = Thread { [handler] in
-      exchange.answer = handler(request)
+      exchange.answer = handler(request).response
       MHD_resume_connection(suspended.connection)
       self.lock.withLock { self.offloaded -= 1 }
     }
     worker.start()
+    return .YES
+  }
+
+  /// Suspends `connection` until `pending` is given, then queues it: the server thread
+  /// serves its other connections meanwhile (an ingest request waits for the engine and a
+  /// commit with many others). Once a stop has begun, waits for it here instead.
+  private func suspend(
+    _ connection: OpaquePointer, _ exchange: Exchange, until pending: PendingResponse
+  ) -> MHD_Result {
+    let suspending = lock.withLock { () -> Bool in
+      guard !refusingWrites else { return false }
+      offloaded += 1
+      return true
+    }
+    guard suspending else { return queue(pending.wait(), on: connection, exchange: exchange) }
+    MHD_suspend_connection(connection)
+    let suspended = SuspendedConnection(connection: connection)
+    // Called on the thread that gives the response (or here, when it is given already):
+    // the answer is set before the resume, which orders it before the next call.
+    pending.whenReady { response in
+      exchange.answer = response
+      MHD_resume_connection(suspended.connection)
+      self.lock.withLock { self.offloaded -= 1 }
+    }
     return .YES
   }
 
@@ -585,8 +638,8 @@ final class HTTPServer: @unchecked Sendable {
   }
 }
 
-/// A suspended connection, for the thread of its offloaded write (the pointer is used only
-/// to resume it, which libmicrohttpd allows from any thread).
+/// A suspended connection, for the thread of its offloaded write or of its answer to come
+/// (the pointer is used only to resume it, which libmicrohttpd allows from any thread).
 private struct SuspendedConnection: @unchecked Sendable {
   let connection: OpaquePointer
 }

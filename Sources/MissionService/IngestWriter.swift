@@ -5,14 +5,16 @@ import MissionTracking
 /// Hands the positions of ingest requests to the engine and, for a batch, makes them durable
 /// before the request is answered (DESIGN §8: Overland told "ok" never sends them again).
 ///
-/// The requests that wait at the same time form one group: each is decided for its worker
-/// (`MissionEngine.ingest`, in fix-time order) one after another, then, when one of them is
-/// a batch, the whole group is committed with one flush of the store — one transaction, and
-/// one fsync, for many phones instead of one each. A single position (OsmAnd, OwnTracks)
-/// joins the store's group commit instead, as a receiver's fix does (within its 200 ms): an
-/// fsync per request (1.1 ms here) would cap those clients far below the rate they need.
-/// A request waits on its server thread, as every route that needs the engine does
-/// (`AsyncBridge`).
+/// A request does not wait on a thread: `write` queues it and returns, and its `reply` is
+/// called once it is decided (the server keeps its connection suspended meanwhile). The
+/// requests queued at the same time form one group, decided for their workers in one job of
+/// the engine (`MissionEngine.ingest(_:)`, each in fix-time order, one after another); then,
+/// when one of them is a batch, the whole group is committed with one flush of the store —
+/// one transaction, and one fsync, for many phones instead of one each. While a group is
+/// decided and flushed the next one gathers, so the groups grow with the load. A single
+/// position (OsmAnd, OwnTracks) joins the store's group commit instead, as a receiver's fix
+/// does (within its 20 ms): an fsync per request (1.1 ms here) would cap those clients far
+/// below the rate they need.
 final class IngestWriter: @unchecked Sendable {
   /// What one request's positions became.
   struct Outcome: Sendable {
@@ -22,20 +24,15 @@ final class IngestWriter: @unchecked Sendable {
     var tracked: Bool
   }
 
-  /// One waiting request. `result` is written before `done` is signalled and read after
-  /// the wait: the semaphore orders the two, so the box is safe to share.
-  private final class Ticket: @unchecked Sendable {
+  /// Told what became of one request.
+  typealias Reply = @Sendable (Result<Outcome, any Error>) -> Void
+
+  /// One queued request.
+  private struct Ticket {
     let worker: String
     let fixes: [Fix]
     let durable: Bool
-    let done = DispatchSemaphore(value: 0)
-    var result: Result<Outcome, any Error>?
-
-    init(worker: String, fixes: [Fix], durable: Bool) {
-      self.worker = worker
-      self.fixes = fixes
-      self.durable = durable
-    }
+    let reply: Reply
   }
 
   private let engine: MissionEngine
@@ -52,12 +49,12 @@ final class IngestWriter: @unchecked Sendable {
     self.database = database
   }
 
-  /// Decides `fixes` for `worker` and returns once they are decided and, when `durable`,
-  /// once what they recorded is committed.
-  /// - Throws: The engine's or the store's error (then nothing of the group is
-  ///   acknowledged).
-  func write(_ fixes: [Fix], worker: String, durable: Bool) throws -> Outcome {
-    let ticket = Ticket(worker: worker, fixes: fixes, durable: durable)
+  /// Queues `fixes` of `worker` and returns at once; `reply` is called, on a task of the
+  /// writer, once they are decided and, when `durable`, once what they recorded is
+  /// committed — or with the engine's or the store's error (then nothing of the group is
+  /// acknowledged).
+  func write(_ fixes: [Fix], worker: String, durable: Bool, reply: @escaping Reply) {
+    let ticket = Ticket(worker: worker, fixes: fixes, durable: durable, reply: reply)
     let starts = lock.withLock { () -> Bool in
       waiting.append(ticket)
       guard !draining else { return false }
@@ -65,11 +62,6 @@ final class IngestWriter: @unchecked Sendable {
       return true
     }
     if starts { Task { await self.drain() } }
-    ticket.done.wait()
-    guard let result = ticket.result else {
-      throw ServiceError.internalError("an ingest request ended without a result")
-    }
-    return try result.get()
   }
 
   /// Takes groups until none waits.
@@ -86,21 +78,13 @@ final class IngestWriter: @unchecked Sendable {
   }
 
   private func decide(_ group: [Ticket]) async {
-    var results: [Result<Outcome, any Error>] = []
-    results.reserveCapacity(group.count)
-    var flushes = false
-    for ticket in group {
-      do {
-        var counts = IngestCounts()
-        if !ticket.fixes.isEmpty {
-          counts = try await engine.ingest(ticket.fixes, worker: ticket.worker)
-          flushes = flushes || ticket.durable
-        }
-        let tracked = await engine.trackedMissionID(ofWorker: ticket.worker) != nil
-        results.append(.success(Outcome(counts: counts, tracked: tracked)))
-      } catch {
-        results.append(.failure(error))
-      }
+    let decided = await engine.ingest(group.map { (fixes: $0.fixes, worker: $0.worker) })
+    var results = decided.map { result in
+      result.map { Outcome(counts: $0.counts, tracked: $0.tracked) }
+    }
+    let flushes = zip(group, results).contains { ticket, result in
+      guard case .success = result else { return false }
+      return ticket.durable && !ticket.fixes.isEmpty
     }
     if flushes {
       do {
@@ -109,9 +93,6 @@ final class IngestWriter: @unchecked Sendable {
         results = results.map { $0.flatMap { _ in .failure(error) } }
       }
     }
-    for (ticket, result) in zip(group, results) {
-      ticket.result = result
-      ticket.done.signal()
-    }
+    for (ticket, result) in zip(group, results) { ticket.reply(result) }
   }
 }

@@ -14,11 +14,13 @@ extension MissionService {
     request.segments.count == 4 && request.segments[1] == "v1" && request.segments[2] == "ingest"
   }
 
-  /// Answers one ingest request of `protocolName`.
+  /// Answers one ingest request of `protocolName`: refused at once, or answered later, once
+  /// the engine has decided its positions (`IngestWriter`) — the server's thread is not held
+  /// meanwhile.
   /// - Throws: `ServiceError` with the status the client expects: the decoder's (400, or
   ///   Traccar's 400/404 for an unknown device, 401 for Overland), 401 for a wrong or
   ///   missing secret.
-  func ingest(_ protocolName: IngestProtocol, _ request: HTTPRequest) throws -> HTTPResponse {
+  func ingest(_ protocolName: IngestProtocol, _ request: HTTPRequest) throws -> HTTPServer.Answer {
     let batch: IngestBatch
     let worker: String?
     do {
@@ -33,31 +35,45 @@ extension MissionService {
       ingestMetrics.note(protocolName, refused: refusal.reason)
       throw ServiceError(status: refusal.error.status, message: refusal.error.message)
     }
-    var outcome = IngestWriter.Outcome(counts: IngestCounts(), tracked: false)
-    if let worker {
-      // One tracker per worker: refused (503, the phone sends them again) while another
-      // process tracks it.
-      do {
-        try phoneLeases.claim(worker)
-      } catch {
-        ingestMetrics.note(protocolName, refused: .trackedElsewhere)
-        throw error
-      }
-      // A batch is committed before its reply (Overland's rule, and our fix lines').
-      let durable = protocolName == .overland || protocolName == .native
-      do {
-        outcome = try ingestWriter.write(
-          batch.positions.map(\.fix), worker: worker, durable: durable)
-      } catch {
-        phoneLeases.settle(worker, tracked: false)
-        throw error
-      }
-      phoneLeases.settle(worker, tracked: outcome.tracked)
+    guard let worker else {
+      return .now(
+        reply(protocolName, batch, IngestWriter.Outcome(counts: IngestCounts(), tracked: false)))
     }
+    // One tracker per worker: refused (503, the phone sends them again) while another
+    // process tracks it.
+    do {
+      try phoneLeases.claim(worker)
+    } catch {
+      ingestMetrics.note(protocolName, refused: .trackedElsewhere)
+      throw error
+    }
+    let pending = PendingResponse()
+    // A batch is committed before its reply (Overland's rule, and our fix lines').
+    let durable = protocolName == .overland || protocolName == .native
+    ingestWriter.write(batch.positions.map(\.fix), worker: worker, durable: durable) {
+      [self] result in
+      switch result {
+      case .success(let outcome):
+        phoneLeases.settle(worker, tracked: outcome.tracked)
+        pending.fulfil(reply(protocolName, batch, outcome, worker: worker))
+      case .failure(let error):
+        phoneLeases.settle(worker, tracked: false)
+        pending.fulfil(Self.serviceError(error).response)
+      }
+    }
+    return .later(pending)
+  }
+
+  /// The reply the client of `protocolName` expects for `batch` and its `outcome`, counted
+  /// in `/metrics`; `worker` nil for a request naming nobody (acknowledged without steering
+  /// the phone).
+  private func reply(
+    _ protocolName: IngestProtocol, _ batch: IngestBatch, _ outcome: IngestWriter.Outcome,
+    worker: String? = nil
+  ) -> HTTPResponse {
     let counts = outcome.counts
     ingestMetrics.note(protocolName, counts, decoderRejected: batch.rejected.count)
     let reply = IngestReply(
-      // A request naming nobody is acknowledged without steering the phone.
       acknowledging: protocolName, tracked: worker == nil ? nil : outcome.tracked,
       outcome: IngestOutcome(
         accepted: counts.accepted,

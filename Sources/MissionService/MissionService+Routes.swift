@@ -46,11 +46,11 @@ extension MissionService {
         Route("GET", "/v1/watches/{id}") { try $0.watch($1) },
         Route("DELETE", "/v1/watches/{id}") { try $0.removeWatch($1) },
         // Phones and trackers (DESIGN §8): no service token, the device's secret instead.
-        Route("POST", "/v1/ingest/owntracks") { try $0.ingest(.owntracks, $1) },
-        Route("GET", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
-        Route("POST", "/v1/ingest/osmand") { try $0.ingest(.osmand, $1) },
-        Route("POST", "/v1/ingest/overland") { try $0.ingest(.overland, $1) },
-        Route("POST", "/v1/ingest/fixes") { try $0.ingest(.native, $1) },
+        Route("POST", "/v1/ingest/owntracks", later: { try $0.ingest(.owntracks, $1) }),
+        Route("GET", "/v1/ingest/osmand", later: { try $0.ingest(.osmand, $1) }),
+        Route("POST", "/v1/ingest/osmand", later: { try $0.ingest(.osmand, $1) }),
+        Route("POST", "/v1/ingest/overland", later: { try $0.ingest(.overland, $1) }),
+        Route("POST", "/v1/ingest/fixes", later: { try $0.ingest(.native, $1) }),
         // Events out (DESIGN §9).
         Route("GET", "/v1/webhooks") { try $0.listWebhooks($1) },
         Route("POST", "/v1/webhooks") { try $0.addWebhook($1) },
@@ -73,24 +73,38 @@ extension MissionService {
 
   /// The answer to `request`: the policy (unless the server already ran it from the request's
   /// headers), then its route; any error becomes the one JSON error shape (`serviceError`).
-  /// What `HTTPServer` calls, and what in-process tests call without a socket.
-  func respond(to request: HTTPRequest) -> HTTPResponse {
-    let response: HTTPResponse
+  /// What `HTTPServer` calls; an ingest route's response comes later.
+  func answer(_ request: HTTPRequest) -> HTTPServer.Answer {
+    let answer: HTTPServer.Answer
     do {
       // An admitted request passed the policy from its headers; a stop may have begun
       // while its body came.
       let policy = request.admitted ? try refuseWhileStopping() : try applyPolicy(request)
-      if let answer = policy {
-        response = answer
+      if let response = policy {
+        answer = .now(response)
       } else {
-        response = try route(request)
+        answer = try route(request)
       }
     } catch {
-      response = Self.serviceError(error).response
+      answer = .now(Self.serviceError(error).response)
     }
-    monitor.noteRequest(status: response.status)
-    return response
+    switch answer {
+    case .now(let response):
+      monitor.noteRequest(status: response.status)
+      return answer
+    case .later(let pending):
+      let noted = PendingResponse()
+      pending.whenReady { [monitor] response in
+        monitor.noteRequest(status: response.status)
+        noted.fulfil(response)
+      }
+      return .later(noted)
+    }
   }
+
+  /// `answer(_:)` waited for on this thread (a thread of its own, never the cooperative
+  /// pool's): what in-process tests call without a socket.
+  func respond(to request: HTTPRequest) -> HTTPResponse { answer(request).response }
 
   /// The policy's answer for a request whose body is still to come, or nil to read the body:
   /// a client without the token is refused before the server reads, and holds, up to 16 MiB.
@@ -113,7 +127,7 @@ extension MissionService {
     return nil
   }
 
-  private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+  private func route(_ request: HTTPRequest) throws -> HTTPServer.Answer {
     switch Self.routes.match(
       method: request.isRead ? "GET" : request.method, segments: request.segments)
     {

@@ -10,7 +10,9 @@ import TextRules
 /// decides them and opens or closes the source), nearby queries read the engine's
 /// directory, imports and exports use the store's own calls, and live events are the
 /// store's event log as Server-Sent Events (`EventHub`). Requests run on the HTTP server's
-/// threads; a route that needs the engine's actor waits for it there (`AsyncBridge`).
+/// threads; a route that needs the engine's actor waits for it there (`AsyncBridge`), but
+/// for ingest, whose requests are answered later, their connections suspended
+/// (`IngestWriter`).
 package final class MissionService: @unchecked Sendable {
   let database: MissionDatabase
   let engine: MissionEngine
@@ -63,11 +65,13 @@ package final class MissionService: @unchecked Sendable {
       commonHeaders: commonHeaders, idlePoll: idlePoll,
       admission: { [weak self] request in self?.admit(request) },
       answered: { [monitor] status in monitor.noteRequest(status: status) },
+      // An ingest request never blocks its thread: it is answered later (`IngestWriter`).
+      inline: { request in Self.isIngest(request) },
       handler: { [weak self] request in
         guard let self else {
-          return ServiceError.unavailable("the service is shutting down").response
+          return .now(ServiceError.unavailable("the service is shutting down").response)
         }
-        return self.respond(to: request)
+        return self.answer(request)
       })
     lock.withLock { self.server = server }
     startForwardingEvents(outbox)

@@ -4,6 +4,8 @@ struct Route: Sendable {
   /// What answers a request: a plain function of the service and the request value, whose
   /// `parameters` hold the pattern's `{name}` segments.
   typealias Handler = @Sendable (MissionService, HTTPRequest) throws -> HTTPResponse
+  /// What answers a request whose response may come later (`HTTPServer.Answer.later`).
+  typealias LaterHandler = @Sendable (MissionService, HTTPRequest) throws -> HTTPServer.Answer
 
   /// One segment of a pattern.
   enum Segment: Sendable, Equatable {
@@ -19,10 +21,15 @@ struct Route: Sendable {
   let pattern: String
   /// The pattern split at each `/` (the first segment empty, as in `HTTPRequest.segments`).
   let segments: [Segment]
-  let handler: Handler
+  let handler: LaterHandler
 
   /// A route for `method` on `pattern` (`{name}` marks a parameter segment).
   init(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    self.init(method, pattern, later: { .now(try handler($0, $1)) })
+  }
+
+  /// A route for `method` on `pattern` whose handler may answer later.
+  init(_ method: String, _ pattern: String, later handler: @escaping LaterHandler) {
     self.method = method
     self.pattern = pattern
     segments = pattern.split(separator: "/", omittingEmptySubsequences: false).map { part in

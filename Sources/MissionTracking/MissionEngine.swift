@@ -311,6 +311,18 @@ public actor MissionEngine {
     try await submitThrowing { engine in try await engine.ingestNow(fixes, worker: worker) }
   }
 
+  /// `ingest(_:worker:)` for many requests of any workers in one job, in order: one trip
+  /// through the mailbox for all the requests a server has waiting, each decided as it
+  /// would be alone. Each result is the request's counts and whether its worker has a
+  /// tracked mission once they were decided, or the error that request met (a request
+  /// without fixes only asks the latter).
+  package func ingest(_ requests: [(fixes: [Fix], worker: String)]) async
+    -> [Result<(counts: IngestCounts, tracked: Bool), any Error>]
+  {
+    let results = await submit { engine in await engine.ingestNow(requests) }
+    return results ?? requests.map { _ in .failure(CancellationError()) }
+  }
+
   // MARK: - Jobs
 
   private func openNow() async throws {
@@ -399,6 +411,25 @@ public actor MissionEngine {
     let after =
       state.sessions[worker]?.pipeline.summary ?? state.lastSummaries[worker] ?? before
     return IngestCounts(processed: processed, untracked: untracked, before: before, after: after)
+  }
+
+  private func ingestNow(_ requests: [(fixes: [Fix], worker: String)]) async
+    -> [Result<(counts: IngestCounts, tracked: Bool), any Error>]
+  {
+    var results: [Result<(counts: IngestCounts, tracked: Bool), any Error>] = []
+    results.reserveCapacity(requests.count)
+    for request in requests {
+      do {
+        var counts = IngestCounts()
+        if !request.fixes.isEmpty {
+          counts = try await ingestNow(request.fixes, worker: request.worker)
+        }
+        results.append(.success((counts, state.trackedMissions[request.worker] != nil)))
+      } catch {
+        results.append(.failure(error))
+      }
+    }
+    return results
   }
 
   /// A batch of `worker`'s source; false when the source should stop.

@@ -57,6 +57,58 @@ import Testing
     #expect(events.filter { $0.missionID == "ma" }.allSatisfy { $0.workerID == "al" })
   }
 
+  @Test func requestsOfManyWorkersDecidedInOneJobAreDecidedAsEachAlone() async throws {
+    // Two workers walking into their fences, a worker without a mission and an empty
+    // request among them: one call of `ingest(_:)` with every request, against one
+    // `ingest(_:worker:)` per request on a second engine.
+    let a = sigtuna
+    let b = offset(sigtuna, 90, 300)
+    var requests: [(fixes: [Fix], worker: String)] = [([], "al")]
+    for second in 1...40 {
+      let al = testFix(Double(second), Self.south(of: a, 300 - 8 * Double(second)))
+      let bo = testFix(Double(second) + 0.5, Self.south(of: b, 305 - 10 * Double(second)))
+      // Every fifth of al's twice (a resent one), cy's never tracked.
+      requests.append((second % 5 == 0 ? [al, al] : [al], "al"))
+      requests.append(([bo], "bo"))
+      if second % 10 == 0 { requests.append(([testFix(Double(second), a)], "cy")) }
+    }
+    var outcomes: [[String]] = []
+    var arrivals: [[MissionTransition]] = []
+    var enters: [[String?]] = []
+    for together in [true, false] {
+      let (engine, store) = try await Self.engine([
+        Mission(id: "ma", coordinate: a, state: .accepted, workerID: "al"),
+        Mission(id: "mb", coordinate: b, state: .accepted, workerID: "bo"),
+      ])
+      try await engine.perform(.start, on: "ma", at: .t(0))
+      try await engine.perform(.start, on: "mb", at: .t(0))
+      var outcome: [String] = []
+      if together {
+        for result in await engine.ingest(requests) {
+          let decided = try result.get()
+          outcome.append("\(decided.counts) \(decided.tracked)")
+        }
+      } else {
+        for request in requests {
+          let counts =
+            request.fixes.isEmpty
+            ? IngestCounts() : try await engine.ingest(request.fixes, worker: request.worker)
+          let tracked = await engine.trackedMissionID(ofWorker: request.worker) != nil
+          outcome.append("\(counts) \(tracked)")
+        }
+      }
+      outcomes.append(outcome)
+      arrivals.append(await store.transitions.filter { $0.action == .arrive })
+      enters.append(
+        await MissionEngineTests.drain(engine).filter { $0.type == "enter" }.map(\.fenceID))
+    }
+    #expect(outcomes[0] == outcomes[1])
+    #expect(outcomes[0].count == requests.count)
+    #expect(outcomes[0].filter { $0.contains("duplicates: 1") }.count == 8)
+    #expect(arrivals[0] == arrivals[1] && arrivals[0].map(\.time) == [.t(26.5), .t(32)])
+    #expect(enters[0] == enters[1] && enters[0] == ["mb", "ma"])
+  }
+
   @Test func eachWorkersSourceRunsOnlyWhileItsMissionIsTracked() async throws {
     let sources = ["al": RecordingSource(), "bo": RecordingSource()]
     let store = InMemoryTrackingStore(missions: [
