@@ -72,6 +72,49 @@ import Testing
     #expect(reports.all.last == .advanceCursor(to: 120))
   }
 
+  /// The README's Python signature check, run as printed there, accepts a real delivery and
+  /// refuses it with one byte of the body changed.
+  @Test func theREADMEsSignatureCheckAcceptsADeliveryAndRefusesATamperedOne() async throws {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let start = try #require(text.range(of: "```python\n"))
+    let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+    let check = String(text[start.upperBound..<end.lowerBound])
+    #expect(check.contains("def verify(") && check.split(separator: "\n").count <= 12)
+    let rig = try Rig(path: "/ok")
+    await rig.delivery.enqueue([Self.event(7, "A")])
+    #expect(await eventually(20) { await rig.delivery.cursor == 7 })
+    let request = try #require(rig.receiver.requests.first)
+    let headers = [
+      "webhook-id": request.webhookID ?? "", "webhook-timestamp": request.timestamp ?? "",
+      "webhook-signature": request.signature ?? "",
+    ]
+    let delivery = try JSONSerialization.data(
+      withJSONObject: ["headers": headers, "body": request.body, "secret": Self.secretText])
+    let script =
+      check + """
+
+        import json, sys
+        d = json.load(sys.stdin)
+        body = d["body"].encode()
+        print(verify(d["secret"], d["headers"], body), verify(d["secret"], d["headers"], body + b" "))
+        """
+    let python = Process()
+    python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    python.arguments = ["-c", script]
+    let input = Pipe()
+    let output = Pipe()
+    python.standardInput = input
+    python.standardOutput = output
+    try python.run()
+    try input.fileHandleForWriting.write(contentsOf: delivery)
+    try input.fileHandleForWriting.close()
+    let printed = try output.fileHandleForReading.readToEnd() ?? Data()
+    python.waitUntilExit()
+    #expect(String(decoding: printed, as: UTF8.self) == "True False\n")
+  }
+
   /// Ten attempts on the (scaled) production schedule, the same `webhook-id` each time,
   /// then dead; the mission's next event goes after it.
   @Test func aFailingReceiverGetsTenAttemptsThenTheEventIsDead() async throws {
