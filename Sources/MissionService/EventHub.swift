@@ -150,6 +150,12 @@ final class EventHub: @unchecked Sendable {
   private func pump() {
     let now = Date()
     let current = lock.withLock { clients }
+    guard !current.isEmpty else {
+      // Nobody to send to: only the head moves (one indexed read); no event is read or
+      // encoded (that was a tenth of serve's CPU under phone ingest with no client).
+      head = (try? database.lastCommittedSequence()) ?? head
+      return
+    }
     // What was committed since the last pump, read once for every client and encoded once:
     // the live clients are sent these same bytes. Only a client behind `head` (it connected
     // with `Last-Event-ID`/`after`, or fell a page behind) reads the store itself.
