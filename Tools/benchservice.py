@@ -46,14 +46,14 @@ def run(arguments, **kwargs):
 
 
 class Service:
-    """A `missiontrack serve` on a free loopback port, its stderr in DIR/serve.err; stopped
-    with SIGTERM when the `with` block ends."""
+    """A `missiontrack serve` on a free loopback port (more flags in `extra`), its stderr in
+    DIR/serve.err; stopped with SIGTERM when the `with` block ends."""
 
-    def __init__(self, binary, db, directory):
+    def __init__(self, binary, db, directory, extra=()):
         self.port = free_port()
         self.log = open(os.path.join(directory, "serve.err"), "w")
         self.process = subprocess.Popen(
-            [binary, "serve", "--db", db, "--listen", f"127.0.0.1:{self.port}"],
+            [binary, "serve", "--db", db, "--listen", f"127.0.0.1:{self.port}", *extra],
             stderr=self.log)
 
     def __enter__(self):
