@@ -92,8 +92,9 @@ actor MQTTOutbox {
     do {
       while await delivery.heldCount < maximumHeld {
         let events = try database.committedEvents(afterSequence: readThrough, limit: pageSize)
+        // One hand-over for the page; each event's retained topics follow it.
+        await delivery.enqueue(events.map(OutboxDispatcher.outboxEvent))
         for stored in events {
-          await delivery.enqueue([OutboxDispatcher.outboxEvent(stored)])
           try publishRetained(stored)
           readThrough = stored.sequence
         }
