@@ -369,27 +369,30 @@ struct IngestEndpointTests {
     }
   }
 
+  /// Posts one OwnTracks location of `jane/phone`, taken at `time` (whole seconds), `north`
+  /// metres from sig-101; returns the `monitoring` mode the reply's `cmd` asks for.
+  static func postOwnTracks(_ server: InProcessService, _ time: Date, north: Double)
+    async throws -> Int?
+  {
+    let p = PhoneFixtures.nearSig101(north: north)
+    let body =
+      #"{"_type":"location","lat":\#(p.latitude),"lon":\#(p.longitude),"tst":\#(Int(time.timeIntervalSince1970))}"#
+    let reply = try await server.request(
+      "POST", "/v1/ingest/owntracks",
+      headers: ["X-Limit-U": "jane", "X-Limit-D": "phone", "Authorization": Self.basic],
+      body: Array(body.utf8))
+    #expect(reply.status == 200, "\(reply.text)")
+    let object = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
+    return (object?.first?["configuration"] as? [String: Any])?["monitoring"] as? Int
+  }
+
   @Test func positionsBeforeStartAndAfterSubmitAreAcknowledgedAndNeverStored() async throws {
     let sandbox = try ServiceSandbox()
     try await InProcessService.run(sandbox) { server in
       try server.database.putWorker(Worker(id: "phone", devices: [Self.owntracks]))
       let before = PhoneFixtures.nextSecond()
-      func send(_ time: Date, north: Double) async throws -> [[String: Any]]? {
-        let p = PhoneFixtures.nearSig101(north: north)
-        let body =
-          #"{"_type":"location","lat":\#(p.latitude),"lon":\#(p.longitude),"tst":\#(Int(time.timeIntervalSince1970))}"#
-        let reply = try await server.request(
-          "POST", "/v1/ingest/owntracks",
-          headers: ["X-Limit-U": "jane", "X-Limit-D": "phone", "Authorization": Self.basic],
-          body: Array(body.utf8))
-        #expect(reply.status == 200, "\(reply.text)")
-        return try JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
-      }
-      func monitoring(_ reply: [[String: Any]]?) -> Int? {
-        (reply?.first?["configuration"] as? [String: Any])?["monitoring"] as? Int
-      }
       // No mission: acknowledged, and the phone is asked for significant changes only.
-      #expect(monitoring(try await send(before, north: -900)) == 1)
+      #expect(try await Self.postOwnTracks(server, before, north: -900) == 1)
       try await Task.sleep(for: .milliseconds(1100))
       let accepted = try await server.send(
         "POST", "/v1/missions/sig-101/accept", contentType: "application/json",
@@ -397,11 +400,11 @@ struct IngestEndpointTests {
       #expect(accepted.status == 200)
       #expect(try await server.request("POST", "/v1/missions/sig-101/start").status == 200)
       // Buffered on the phone from before the start, sent now: untracked too.
-      #expect(monitoring(try await send(before + 0.5, north: -800)) == 2)
+      #expect(try await Self.postOwnTracks(server, before + 0.5, north: -800) == 2)
       let during = PhoneFixtures.nextSecond() + 1
-      _ = try await send(during, north: -700)
+      _ = try await Self.postOwnTracks(server, during, north: -700)
       #expect(try await server.request("POST", "/v1/missions/sig-101/submit").status == 200)
-      #expect(monitoring(try await send(during + 5, north: -600)) == 1)
+      #expect(try await Self.postOwnTracks(server, during + 5, north: -600) == 1)
 
       let track = try PhoneFixtures.storedTrack(sandbox.databasePath)
       #expect(track.map(\.time) == [during], "\(track.map(\.time))")
@@ -422,35 +425,23 @@ struct IngestEndpointTests {
     try writer.putWorker(Worker(id: "phone", devices: [Self.owntracks]))
     try writer.apply(.accept, toMission: "sig-101", worker: "phone")
     let before = PhoneFixtures.nextSecond()
-    func send(_ server: InProcessService, _ time: Date, north: Double) async throws -> Int? {
-      let p = PhoneFixtures.nearSig101(north: north)
-      let body =
-        #"{"_type":"location","lat":\#(p.latitude),"lon":\#(p.longitude),"tst":\#(Int(time.timeIntervalSince1970))}"#
-      let reply = try await server.request(
-        "POST", "/v1/ingest/owntracks",
-        headers: ["X-Limit-U": "jane", "X-Limit-D": "phone", "Authorization": Self.basic],
-        body: Array(body.utf8))
-      #expect(reply.status == 200, "\(reply.text)")
-      let object = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]]
-      return (object?.first?["configuration"] as? [String: Any])?["monitoring"] as? Int
-    }
     let during = PhoneFixtures.nextSecond() + 2
     try await InProcessService.run(sandbox) { server in
       // Started by another connection while the service runs: it tracks it from the poll.
       try writer.apply(.start, toMission: "sig-101", at: before + 1)
       let deadline = Date().addingTimeInterval(20)
-      var monitoring = try await send(server, before, north: -900)
+      var monitoring = try await Self.postOwnTracks(server, before, north: -900)
       while monitoring != 2, Date() < deadline {
         try await Task.sleep(for: .milliseconds(50))
-        monitoring = try await send(server, before, north: -900)
+        monitoring = try await Self.postOwnTracks(server, before, north: -900)
       }
       #expect(monitoring == 2, "the service never tracked the mission started elsewhere")
-      _ = try await send(server, during, north: -700)
+      _ = try await Self.postOwnTracks(server, during, north: -700)
     }
     // After a restart: an older buffered position is untracked; a live one is kept.
     try await InProcessService.run(sandbox) { server in
-      #expect(try await send(server, before + 0.5, north: -800) == 2)
-      _ = try await send(server, during + 3, north: -650)
+      #expect(try await Self.postOwnTracks(server, before + 0.5, north: -800) == 2)
+      _ = try await Self.postOwnTracks(server, during + 3, north: -650)
       let metrics = try await server.request("GET", "/metrics").text
       #expect(PhoneFixtures.positions(metrics, "owntracks", "untracked") == 1)
     }
