@@ -21,6 +21,8 @@ actor MQTTOutbox {
   private let delivery: MQTTDelivery
   private let topics: MQTTTopics
   private let ledger: OutboxLedger
+  /// Where a failed pass is reported, one line.
+  private let log: @Sendable (String) -> Void
   /// The cursor's name.
   nonisolated let consumer: String
   /// Events up to here were handed to `delivery`.
@@ -35,8 +37,10 @@ actor MQTTOutbox {
   /// Connects to `broker` (in the background: a broker that is down is retried).
   /// - Throws: `DeliveryError` when the client cannot be made; a `StoreError`.
   init(
-    database: MissionDatabase, broker: MQTTBrokerAddress, topics: MQTTTopics, ledger: OutboxLedger
+    database: MissionDatabase, broker: MQTTBrokerAddress, topics: MQTTTopics,
+    ledger: OutboxLedger, log: @escaping @Sendable (String) -> Void
   ) throws {
+    self.log = log
     self.database = database
     self.topics = topics
     self.ledger = ledger
@@ -102,7 +106,7 @@ actor MQTTOutbox {
         if events.count < pageSize { break }
       }
     } catch {
-      OutboxDispatcher.log("MQTT: \(error)")
+      log("MQTT: \(error)")
     }
   }
 

@@ -88,7 +88,7 @@ package final class MissionService: @unchecked Sendable {
     do {
       startForwardingEvents(try makeOutbox())
     } catch {
-      OutboxDispatcher.log("no webhooks or MQTT: \(error)")
+      configuration.outbox.log("no webhooks or MQTT: \(error)")
       startForwardingEvents(nil)
     }
   }
@@ -115,7 +115,7 @@ package final class MissionService: @unchecked Sendable {
   private func makeOutbox() throws -> OutboxDispatcher {
     let outbox = try OutboxDispatcher(database: database, configuration: configuration.outbox)
     for (url, secret) in try outbox.installFlagWebhooks() {
-      OutboxDispatcher.log("webhook \(url) signs with the new secret \(secret) (shown once)")
+      configuration.outbox.log("webhook \(url) signs with the new secret \(secret) (shown once)")
     }
     return outbox
   }

@@ -30,7 +30,14 @@ package struct OutboxConfiguration: Sendable {
   /// How often the outbox is read for events another process wrote (the engine's own
   /// events wake it at once).
   package var pollIntervalSeconds: Double = 0.2
+  /// Where the outbox's reports go, one line each (a failed webhook's refused record, a
+  /// store error, a secret made for a new webhook): `serve` writes them to standard error
+  /// through its console, which never traps on a closed or full stream. None by default.
+  package var report: @Sendable (String) -> Void = { _ in }
 
   /// No webhook flag, no MQTT.
   package init() {}
+
+  /// Reports `text` as one line.
+  func log(_ text: String) { report(MissionService.oneLine(text)) }
 }

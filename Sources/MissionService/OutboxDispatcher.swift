@@ -53,7 +53,8 @@ actor OutboxDispatcher {
       do {
         mqtt = try MQTTOutbox(
           database: database, broker: try MQTTBrokerAddress(url: broker),
-          topics: try MQTTTopics(prefix: configuration.mqttPrefix), ledger: ledger)
+          topics: try MQTTTopics(prefix: configuration.mqttPrefix), ledger: ledger,
+          log: configuration.log)
       } catch {
         throw ServiceError.invalid("--mqtt \(broker): \(error)")
       }
@@ -182,7 +183,7 @@ actor OutboxDispatcher {
     do {
       try await startAndStopConsumers()
     } catch {
-      Self.log("webhooks: \(error)")
+      configuration.log("webhooks: \(error)")
       return
     }
     var ready: [String] = []
@@ -194,7 +195,7 @@ actor OutboxDispatcher {
     do {
       events = try database.committedEvents(afterSequence: from, limit: pageSize)
     } catch {
-      Self.log("reading the outbox after \(from): \(error)")
+      configuration.log("reading the outbox after \(from): \(error)")
       return
     }
     guard let last = events.last?.sequence else { return }
@@ -268,7 +269,7 @@ actor OutboxDispatcher {
     ledger.begin(name, generation: run)
     let report = Self.report(
       webhook: webhook.id, generation: run, database: database, ledger: ledger,
-      started: ContinuousClock.now)
+      started: ContinuousClock.now, configuration: configuration)
     let delivery = WebhookDelivery(
       endpoint: .init(url: webhook.url, secret: secret), cursor: cursor, client: client,
       schedule: RetrySchedule.standard.scaled(by: configuration.retryTimeScale), report: report)
@@ -284,7 +285,7 @@ actor OutboxDispatcher {
     let name = MissionDatabase.webhookConsumer(id)
     if let seq = ledger.end(name) {
       do { try database.advanceDeliveryCursors([name: seq]) } catch {
-        Self.log("storing the cursor of webhook \(id): \(error)")
+        configuration.log("storing the cursor of webhook \(id): \(error)")
       }
     }
   }
@@ -295,7 +296,7 @@ actor OutboxDispatcher {
     guard !moves.isEmpty else { return }
     do { try database.advanceDeliveryCursors(moves) } catch {
       ledger.restore(moves)
-      Self.log("storing delivery cursors: \(error)")
+      configuration.log("storing delivery cursors: \(error)")
     }
   }
 
@@ -303,7 +304,7 @@ actor OutboxDispatcher {
   /// actor; a failure to record a failed attempt is logged (the event is still retried).
   private static func report(
     webhook id: String, generation: Int, database: MissionDatabase, ledger: OutboxLedger,
-    started: ContinuousClock.Instant
+    started: ContinuousClock.Instant, configuration: OutboxConfiguration
   ) -> @Sendable (WebhookDispatcher.Action) -> Void {
     let name = MissionDatabase.webhookConsumer(id)
     return { action in
@@ -338,7 +339,7 @@ actor OutboxDispatcher {
           break
         }
       } catch {
-        log("webhook \(id): \(error)")
+        configuration.log("webhook \(id): \(error)")
       }
     }
   }
@@ -356,12 +357,5 @@ actor OutboxDispatcher {
     if line.first != UInt8(ascii: "}") { body.append(UInt8(ascii: ",")) }
     body.append(contentsOf: line)
     return body
-  }
-
-  /// One line on stderr; a closed or full stderr loses the line, never the service
-  /// (`write(_:)` would trap on the error).
-  static func log(_ text: String) {
-    try? FileHandle.standardError.write(
-      contentsOf: Data("missiontrack serve: \(MissionService.oneLine(text))\n".utf8))
   }
 }

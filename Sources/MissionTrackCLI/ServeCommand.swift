@@ -196,6 +196,8 @@ enum ServeCommand: Command {
     let engine = MissionEngine(
       store: database, sources: { $0 == worker ? source : nil }, clock: WallClock(),
       configuration: options.configuration)
+    // The outbox's reports go through the console, like every other line `serve` prints.
+    configuration.outbox.report = { console.err("missiontrack serve: " + $0) }
     let service = MissionService(database: database, engine: engine, configuration: configuration)
     let stopSignal = Task { await terminationReason(console: console, verb: "serve") }
     // `stopSignal` runs only once a cooperative thread is free, and during a long import

@@ -190,6 +190,26 @@ extension ServeSuite {
       #expect(missing.status == 404)
     }
 
+    /// `serve --webhook URL` without a secret file makes the secret and says it once, on
+    /// one stderr line through the console; the next start keeps the stored one, silently.
+    @Test func aFlagWebhookWithoutSecretFileShowsItsNewSecretOnce() throws {
+      let sandbox = try ServiceSandbox()
+      let url = "http://127.0.0.1:9/hooks"
+      let first = try ServeProcess(
+        ["--db", sandbox.databasePath, "--webhook", url], in: sandbox.directory, tag: "first")
+      #expect(first.stop().status == 0)
+      let lines = first.errorText.split(separator: "\n").filter { $0.contains("secret") }
+      #expect(lines.count == 1, "\(first.errorText)")
+      #expect(
+        lines.first?.hasPrefix(
+          "missiontrack serve: webhook \(url) signs with the new secret whsec_")
+          == true, "\(lines)")
+      let again = try ServeProcess(
+        ["--db", sandbox.databasePath, "--webhook", url], in: sandbox.directory, tag: "again")
+      #expect(again.stop().status == 0)
+      #expect(!again.errorText.contains("secret"), "\(again.errorText)")
+    }
+
     @Test func theWebhooksCommandAddsListsAndRemoves() throws {
       let sandbox = try ServiceSandbox()
       let added = try sandbox.cli(
