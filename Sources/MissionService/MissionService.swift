@@ -194,7 +194,7 @@ package final class MissionService: @unchecked Sendable {
     case let error as TrackingError:
       switch error {
       case .unknownMission(let id): return .notFound("no mission with id '\(oneLine(id))'")
-      case .illegalTransition, .workerBusy, .changedElsewhere:
+      case .illegalTransition, .acceptedByAnother, .workerBusy, .changedElsewhere:
         return .conflict(oneLine("\(error)"))
       case .invalidConfiguration, .unknownWorker: return .invalid(oneLine("\(error)"))
       }

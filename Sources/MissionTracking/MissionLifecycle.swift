@@ -29,8 +29,9 @@ package struct MissionLifecycle: Sendable, Hashable {
   /// - Parameter worker: The accepting worker for `accept` (default `Worker.localID`);
   ///   ignored for every other action, which keeps the mission's worker. Accepting an
   ///   accepted mission again is idempotent without a worker or with its own; with another
-  ///   worker it is illegal.
-  /// - Throws: `TrackingError.illegalTransition` naming mission, state and action.
+  ///   worker it is refused.
+  /// - Throws: `TrackingError.illegalTransition` naming mission, state and action;
+  ///   `.acceptedByAnother` naming the worker who holds it.
   package func transition(for action: MissionAction, at time: Date, worker: String? = nil)
     throws(TrackingError) -> MissionTransition?
   {
@@ -38,11 +39,11 @@ package struct MissionLifecycle: Sendable, Hashable {
       throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
     }
     if action == .accept, mission.state == .accepted, let worker,
-      worker != (mission.workerID ?? Worker.localID)
+      case let holder = mission.workerID ?? Worker.localID, worker != holder
     {
       // Accepted by another worker: taking it over is not an accept (the mission keeps the
       // worker who accepted it for its history).
-      throw .illegalTransition(missionID: mission.id, state: mission.state, action: action)
+      throw .acceptedByAnother(missionID: mission.id, acceptedBy: holder, requestedBy: worker)
     }
     if target == mission.state { return nil }
     let workerID = action == .accept ? (worker ?? Worker.localID) : mission.workerID

@@ -2,6 +2,9 @@
 public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
   /// `action` is not allowed for mission `missionID` in `state`; nothing was changed.
   case illegalTransition(missionID: String, state: MissionState, action: MissionAction)
+  /// Mission `missionID` is accepted by worker `acceptedBy`, so worker `requestedBy` cannot
+  /// accept it; nothing was changed.
+  case acceptedByAnother(missionID: String, acceptedBy: String, requestedBy: String)
   /// Worker `workerID` already tracks mission `tracked`, so mission `requested` cannot start
   /// (one tracked mission per worker).
   case workerBusy(workerID: String, tracked: String, requested: String)
@@ -20,6 +23,8 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .illegalTransition(let id, let state, let action):
       "cannot \(action.rawValue) mission \(id): it is \(state.rawValue)"
+    case .acceptedByAnother(let id, let holder, let requester):
+      "cannot accept mission \(id) for worker \(requester): worker \(holder) accepted it"
     case .workerBusy(let worker, let tracked, let requested):
       "cannot start mission \(requested): worker \(worker) already tracks mission \(tracked)"
     case .unknownWorker(let id): "unknown worker \(id)"

@@ -188,6 +188,13 @@ import TextRules
         box, ["missions", "accept", mission, "--worker", worker, "--db", db], tag: "acc-\(mission)")
       #expect(accept.status == 0, "\(accept.err)")
     }
+    // Another worker cannot take over an accepted mission: the refusal names who holds it.
+    let takeOver = try await EngineProcessTests.run(
+      box, ["missions", "accept", "mb", "--worker", "a", "--db", db], tag: "acc-again")
+    #expect(takeOver.status == 1)
+    #expect(
+      takeOver.err
+        == "missiontrack missions: cannot accept mission mb for worker a: worker b accepted it\n")
     let first = try await EngineProcessTests.run(
       box, ["missions", "start", "ma", "--db", db], tag: "s1")
     #expect(first.status == 0)

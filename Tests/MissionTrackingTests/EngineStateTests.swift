@@ -228,10 +228,13 @@ import Testing
     // Again by the same worker, or naming none: nothing changes.
     #expect(try Self.perform(&state, .accept, on: "m1", worker: "bo", at: .t(1)) == [])
     #expect(try Self.perform(&state, .accept, on: "m1", at: .t(1)) == [])
-    // By another worker: illegal, and the mission keeps its worker.
+    // By another worker: refused naming both, and the mission keeps its worker.
     #expect(
-      throws: TrackingError.illegalTransition(missionID: "m1", state: .accepted, action: .accept)
+      throws: TrackingError.acceptedByAnother(missionID: "m1", acceptedBy: "bo", requestedBy: "al")
     ) { _ = try Self.perform(&state, .accept, on: "m1", worker: "al", at: .t(2)) }
+    #expect(
+      TrackingError.acceptedByAnother(missionID: "m1", acceptedBy: "bo", requestedBy: "al")
+        .description == "cannot accept mission m1 for worker al: worker bo accepted it")
     #expect(state.lifecycles["m1"]?.mission.workerID == "bo")
     // Later transitions and the session's events carry the mission's worker.
     let started = try Self.perform(&state, .start, on: "m1", at: .t(3))
