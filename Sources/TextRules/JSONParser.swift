@@ -17,6 +17,8 @@ package struct JSONParser {
   private var line = 1
   private var depth = 0
   private static let maxDepth = 512
+  /// Up to this many members an object's names are checked for repeats by a scan.
+  private static let smallObject = 16
 
   /// Parses a whole document (a UTF-8 byte order mark is skipped).
   /// - Throws: `Failure` with the line and the reason.
@@ -70,10 +72,10 @@ package struct JSONParser {
   private mutating func literal(_ word: String, _ value: JSONNode.Value) throws(Failure)
     -> JSONNode.Value
   {
-    let utf8 = Array(word.utf8)
-    guard bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8
+    let count = word.utf8.count
+    guard bytes.count - index >= count, bytes[index..<index + count].elementsEqual(word.utf8)
     else { throw fail("invalid literal") }
-    index += utf8.count
+    index += count
     return value
   }
 
@@ -125,7 +127,22 @@ package struct JSONParser {
 
   private mutating func string() throws(Failure) -> String {
     index += 1  // opening quote
-    var out: [UInt8] = []
+    // Most strings hold no escape: they are made from their bytes in one step.
+    let start = index
+    while index < bytes.count, bytes[index] != UInt8(ascii: "\""),
+      bytes[index] != UInt8(ascii: "\\"),
+      bytes[index] >= 0x20
+    {
+      index += 1
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+      index += 1
+      guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else {
+        throw fail("string is not valid UTF-8")
+      }
+      return text
+    }
+    var out = Array(bytes[start..<index])
     while true {
       guard index < bytes.count else { throw fail("unterminated string") }
       let b = bytes[index]
@@ -215,6 +232,10 @@ package struct JSONParser {
     var members: [(key: String, node: JSONNode)] = []
     // Where each name was first seen: RFC 8259 leaves repeated names undefined (parsers keep
     // the first, the last or both), so a mission file with one is refused, not guessed at.
+    // Looked up in `keys` while the object is small (most are: no hashing), in `seen` from
+    // `Self.smallObject` members on (a huge object stays linear).
+    var keys: [String] = []
+    var keyLines: [Int] = []
     var seen: [String: Int] = [:]
     skipSpace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
@@ -228,13 +249,24 @@ package struct JSONParser {
       }
       let keyLine = line
       let key = try string()
-      if let first = seen[key] {
+      let first: Int?
+      if keys.count < Self.smallObject {
+        first = keys.firstIndex(of: key).map { keyLines[$0] }
+      } else {
+        if seen.isEmpty {
+          for (known, knownLine) in zip(keys, keyLines) { seen[known] = knownLine }
+        }
+        first = seen[key]
+        seen[key] = first ?? keyLine
+      }
+      if let first {
         throw Failure(
           line: keyLine,
           reason: "duplicate key '\(key)' in one object (first on line \(first))",
           isDuplicateKey: true)
       }
-      seen[key] = keyLine
+      keys.append(key)
+      keyLines.append(keyLine)
       skipSpace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
         throw fail("expected ':' after member name")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TextRules
 
@@ -32,5 +33,68 @@ import TextRules
   @Test func deeplyNestedJSONFailsInsteadOfCrashing() {
     let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
     #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+  }
+
+  /// A repeated name is refused naming both lines, in a small object (names scanned) and in
+  /// one past 16 members (names hashed), wherever the repeat falls.
+  @Test(arguments: [3, 16, 17, 40])
+  func aRepeatedNameIsRefusedWithBothLines(members: Int) {
+    for repeated in [0, members / 2, members - 1] {
+      var lines = (0..<members).map { "\"k\($0)\": \($0)," }
+      lines.append("\"k\(repeated)\": true")
+      let text = "{\n" + lines.joined(separator: "\n") + "\n}"
+      do {
+        _ = try JSONParser.parse(Array(text.utf8))
+        Issue.record("\(members) members, k\(repeated) twice: accepted")
+      } catch {
+        #expect(error.isDuplicateKey)
+        #expect(error.line == members + 2)
+        #expect(
+          error.reason
+            == "duplicate key 'k\(repeated)' in one object (first on line \(repeated + 2))")
+      }
+    }
+    let distinct = "{" + (0..<members).map { "\"k\($0)\": \($0)" }.joined(separator: ",") + "}"
+    #expect(throws: Never.self) { try JSONParser.parse(Array(distinct.utf8)) }
+  }
+
+  /// Strings, with and without escapes, invalid UTF-8 and raw control characters, read as
+  /// Foundation's JSONSerialization reads them (a seeded random sample).
+  @Test func stringsAreReadAsFoundationReadsThem() throws {
+    let pieces: [[UInt8]] = [
+      Array("a".utf8), Array("Zz 9".utf8), Array("é".utf8), Array("😀".utf8), Array("\\n".utf8),
+      Array("\\\"".utf8), Array("\\\\".utf8), Array("\\u00e9".utf8), Array("\\ud83d\\ude00".utf8),
+      Array("\\/".utf8), [0x09], [0x01], [0xFF], [0xC3], Array("\\q".utf8),
+    ]
+    var generator = SplitMix64(seed: 26)
+    for _ in 0..<3_000 {
+      var body: [UInt8] = []
+      for _ in 0..<Int(generator.next() % 6) {
+        body += pieces[Int(generator.next() % UInt64(pieces.count))]
+      }
+      let document = [0x22] + body + [0x22]
+      let ours = try? JSONParser.parse(document)
+      let theirs =
+        try? JSONSerialization.jsonObject(with: Data(document), options: .fragmentsAllowed)
+        as? String
+      guard case .string(let text)? = ours?.value else {
+        #expect(theirs == nil, "\(document) refused, Foundation reads \(theirs ?? "")")
+        continue
+      }
+      #expect(text == theirs, "\(document)")
+    }
+  }
+}
+
+/// A small seeded generator, so a failure names a sample that can be run again.
+private struct SplitMix64 {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }
