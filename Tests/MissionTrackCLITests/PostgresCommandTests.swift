@@ -114,9 +114,22 @@ struct PostgresCommandTests {
     return commands
   }()
 
+  /// A fresh database with PostGIS whose default collation is a language's (ICU English),
+  /// as a production database's usually is: ordering by such a collation puts `a-1` before
+  /// `B-1`, where SQLite (and the commands' contract) orders by code point.
+  static func englishCollatedDatabase() throws -> String {
+    let cluster = try PostgresTestCluster.shared.get()
+    let name = "cli_english_\(UUID().uuidString.prefix(8).lowercased())"
+    try cluster.sql(
+      "CREATE DATABASE \(name) TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'",
+      database: "postgres")
+    try cluster.sql("CREATE EXTENSION postgis", database: name)
+    return cluster.uri(database: name)
+  }
+
   @Test func everyReadCommandPrintsTheSameOnPostgreSQLAsOnSQLite() throws {
     let box = try CLISandbox()
-    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let uri = try Self.englishCollatedDatabase()
     let csv = box.path("missions.csv")
     try Data(Self.missionsCSV().utf8).write(to: URL(fileURLWithPath: csv))
     for store in [box.databasePath, uri] {
@@ -131,6 +144,21 @@ struct PostgresCommandTests {
       let postgres = try Self.run(box, command + ["--db", uri])
       Self.expectSame(postgres, sqlite, command)
       if sqlite.status == 0 && !sqlite.out.isEmpty { answered += 1 }
+    }
+    // Radii exactly at missions' distances (the boundary is inclusive), as SQLite
+    // computed them.
+    let sigtuna = ["nearby", "--lat", "59.6175", "--lon", "17.7230", "--all"]
+    let ranked = try Self.run(box, sigtuna + ["--k", "40", "--json", "--db", box.databasePath])
+    // The distances as printed (Foundation's JSON reader may not round-trip them).
+    let distances = ranked.out.split(separator: "\n").compactMap {
+      $0.split(separator: "\"distance_m\":").last?.split(separator: ",").first.map(String.init)
+    }
+    #expect(distances.count == 40)
+    for distance in distances.enumerated().filter({ $0.offset % 4 == 3 }).map(\.element) {
+      let command = sigtuna + ["--radius", distance, "--json"]
+      let sqlite = try Self.run(box, command + ["--db", box.databasePath])
+      #expect(sqlite.out.contains("\"distance_m\":\(distance),"))
+      Self.expectSame(try Self.run(box, command + ["--db", uri]), sqlite, command)
     }
     // Most commands find something: equal outputs are not two empty ones.
     #expect(answered > Self.readCommands.count * 3 / 4)
