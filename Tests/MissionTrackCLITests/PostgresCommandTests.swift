@@ -5,6 +5,10 @@ import PostgresTestSupport
 import ServiceTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The built `missiontrack` binary with `--db postgresql://…` on a private cluster: the
 /// commands that run on PostgreSQL answer byte for byte what they answer on SQLite for the
 /// same missions, a URI that cannot be used fails in one line, and the commands that do not
@@ -249,6 +253,35 @@ struct PostgresCommandTests {
         .allSatisfy { $0.hasPrefix("run-") })
   }
 
+  /// A server that accepts the connection and never answers (a hung host, a firewall that
+  /// lets SYN through): the command gives up after the default connect timeout.
+  @Test func aServerThatNeverAnswersFailsAfterTheConnectTimeout() throws {
+    let box = try CLISandbox()
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #expect(listener >= 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
+          && getsockname(listener, pointer, &length) == 0
+      }
+    }
+    #expect(bound)
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    let started = Date()
+    let run = try Self.run(
+      box, ["missions", "list", "--db", "postgresql://postgres@127.0.0.1:\(port)/missions"],
+      limit: 40)
+    let seconds = Date().timeIntervalSince(started)
+    #expect(run.status == 1)
+    #expect(run.err.split(separator: "\n").count == 1 && run.err.contains("timeout"), "\(run.err)")
+    #expect(seconds >= 9 && seconds < 30, "gave up after \(seconds) s")
+  }
+
   @Test func aCommandThatRunsOnSQLiteOnlyRefusesAURIInOneLine() throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
@@ -263,6 +296,8 @@ struct PostgresCommandTests {
       (["export", "sig-101", "--format", "gpx"], "export"),
       (["report", "sig-101", "-o", "r.svg"], "report"),
       (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
+      (["track", "--mission", "sig-101"], "track"),
+      (["serve", "--listen", "127.0.0.1:0"], "serve"),
     ]
     for (arguments, name) in commands {
       let run = try Self.run(box, arguments + ["--db", uri])
