@@ -13,7 +13,8 @@ enum MissionsImportCommand: Command {
       missiontrack missions import - store missions from a file
 
     SYNOPSIS
-      missiontrack missions import FILE|- [--format geojson|csv|json] [--replace] [--db PATH|URI]
+      missiontrack missions import FILE|- [--format geojson|csv|json] [--replace]
+                                   [--db PATH|URI]
 
     DESCRIPTION
       Reads FILE (a file or a named pipe; - reads standard input) and stores its missions
@@ -39,7 +40,8 @@ enum MissionsImportCommand: Command {
       --format F   geojson, csv or json, overriding the extension.
       --replace    Update missions whose id is already stored (their state too) instead of
                    failing on the duplicate.
-      --db PATH|URI  The database (default missiontrack.sqlite), or a PostgreSQL URI
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
                    (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS

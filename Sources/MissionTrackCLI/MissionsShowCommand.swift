@@ -32,7 +32,8 @@ enum MissionsShowCommand: Command {
 
     OPTIONS
       --json       One JSON object instead of text.
-      --db PATH|URI  The database (default missiontrack.sqlite), or a PostgreSQL URI
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
                    (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
