@@ -9,9 +9,9 @@ struct PostgresURIText {
   /// The URI `uri`.
   init(_ uri: String) { self.uri = uri }
 
-  /// The password, as written in the URI's user part (`USER:PASSWORD@`) or its
-  /// `password=` parameter; nil when there is none.
-  var passwords: [String] {
+  /// The passwords as written in the URI's user part (`USER:PASSWORD@`) and its
+  /// `password=` parameter (none, one or both).
+  private var passwords: [String] {
     var found: [String] = []
     guard let scheme = uri.range(of: "://") else { return found }
     let afterScheme = uri[scheme.upperBound...]
