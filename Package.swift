@@ -41,10 +41,13 @@ let package = Package(
     // OsmAnd / Traccar Client, Overland, our fix lines) and the replies their clients expect.
     // No I/O, so the fuzzer (Tools/fuzz/run-ingest) builds this module as it is.
     .target(name: "Ingest", dependencies: ["MissionTracking", "TextRules"]),
+    // What the commands that import and read missions ask of a store
+    // (`MissionCatalogStore`), met by SQLite and PostgreSQL alike.
+    .target(name: "MissionCatalog", dependencies: ["MissionFiles", "MissionTracking"]),
     // Persistence: SQLite, the schema, imports of the records MissionFiles reads.
     .target(
       name: "MissionStore",
-      dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CSQLite"]),
+      dependencies: ["MissionCatalog", "MissionFiles", "MissionTracking", "TextRules", "CSQLite"]),
     // Events out: signed webhooks (libcurl, HMAC from libcrypto) and MQTT (libmosquitto),
     // and the pure dispatch rules (retry schedule, per-mission order) the outbox runs.
     .target(
@@ -53,7 +56,7 @@ let package = Package(
     // wrapped once (`PostgresConnection`).
     .target(
       name: "PostgresStore",
-      dependencies: ["MissionFiles", "MissionTracking", "TextRules", "CLibpq"]),
+      dependencies: ["MissionCatalog", "MissionFiles", "MissionTracking", "TextRules", "CLibpq"]),
     .target(
       name: "MissionReporting", dependencies: ["MissionProximity", "MissionTracking", "TextRules"]),
     // `missiontrack serve`: the HTTP API, Server-Sent Events and the live map page.
@@ -76,8 +79,8 @@ let package = Package(
       name: "MissionTrackCLI",
       dependencies: [
         "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
-        "LiveSources", "MissionFiles", "MissionStore", "MissionReporting", "MissionService",
-        "TextRules",
+        "LiveSources", "MissionFiles", "MissionCatalog", "MissionStore", "PostgresStore",
+        "MissionReporting", "MissionService", "TextRules",
       ]),
     .executableTarget(name: "missiontrack", dependencies: ["MissionTrackCLI"]),
     // Benchmarks: not part of the shipped `missiontrack` (no HTTP server, no libgps); run
@@ -110,7 +113,7 @@ let package = Package(
       name: "MissionTrackCLITests",
       dependencies: [
         "MissionTrackCLI", "CommandLineSupport", "MissionReporting", "SVGTestSupport",
-        "ServiceTestSupport", "TextRules",
+        "ServiceTestSupport", "PostgresTestSupport", "TextRules",
       ]),
     .testTarget(
       name: "MissionTrackBenchmarksTests",

@@ -8,14 +8,27 @@ extension CLIError {
   static func runtime<T>(_ body: () throws -> T) throws(CLIError) -> T {
     do {
       return try body()
-    } catch let error as CLIError {
-      throw error
-    } catch let error as StoreError {
-      throw .failure(error.description)
-    } catch let error as TrackingError {
-      throw .failure(error.description)
     } catch {
-      throw .failure("\(error)")
+      throw runtimeFailure(error)
+    }
+  }
+
+  /// `error` as `runtime(_:)` reports it: a `CLIError` as it is, any other one line.
+  private static func runtimeFailure(_ error: any Error) -> CLIError {
+    switch error {
+    case let error as CLIError: error
+    case let error as StoreError: .failure(error.description)
+    case let error as TrackingError: .failure(error.description)
+    default: .failure("\(error)")
+    }
+  }
+
+  /// `runtime(_:)` for a body that awaits (a store that may be PostgreSQL).
+  static func asyncRuntime<T>(_ body: () async throws -> T) async throws(CLIError) -> T {
+    do {
+      return try await body()
+    } catch {
+      throw runtimeFailure(error)
     }
   }
 }

@@ -1,11 +1,19 @@
 import CommandLineSupport
 import Foundation
+import MissionCatalog
 import MissionStore
+import PostgresStore
 
-/// The `--db PATH` option, taken before the other arguments are checked so that a usage
+/// The `--db PATH|URI` option, taken before the other arguments are checked so that a usage
 /// error never creates a database file.
 ///
-/// Opening checks the path first, so a directory, a named pipe, a device such as
+/// A `postgresql://` or `postgres://` URI (any libpq connection URI, DESIGN §10) selects
+/// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
+/// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
+/// either store open it with `openCatalog(mustExist:readOnly:)`; the others open the SQLite
+/// file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
+///
+/// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
 /// command that only reads (`readOnly`) still works on a database it cannot write, such as
 /// one in a read-only directory: it opens the file read-only.
@@ -18,7 +26,11 @@ struct DatabaseOption {
   /// The default database: a file in the working directory.
   static let defaultPath = "missiontrack.sqlite"
 
-  /// The path given, or nil for the default.
+  /// How long connecting to PostgreSQL may take when the URI does not say
+  /// (`connect_timeout`; libpq would otherwise wait as long as the operating system does).
+  static let defaultConnectTimeoutSeconds = 10
+
+  /// The path or URI given, or nil for the default.
   var path: String?
 
   /// The file the commands use: `path` or the default.
@@ -29,14 +41,45 @@ struct DatabaseOption {
     path = try arguments.option("--db")
   }
 
+  /// The PostgreSQL connection URI given, nil for an SQLite file: the one place that tells
+  /// the two apart (by the URI scheme, as libpq does).
+  var postgresURI: String? {
+    guard let path else { return nil }
+    let lowered = path.lowercased()
+    return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? path : nil
+  }
+
   /// Whether the database file exists now (`:memory:` counts as existing).
   var exists: Bool {
     resolvedPath == ":memory:" || FileKind(path: resolvedPath) != nil
   }
 
-  /// Opens the database (nothing is expired: see `expireDue(_:)`).
+  /// Opens the store the option names: PostgreSQL for a URI, else the SQLite file as
+  /// `open(for:mustExist:readOnly:groupCommit:)` does (nothing is expired).
+  /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
+  ///   server cannot be reached (the URI shown without its password).
+  func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
+    -> any MissionCatalogStore
+  {
+    guard let uri = postgresURI else {
+      return try openFile(mustExist: mustExist, readOnly: readOnly)
+    }
+    // libpq reads its default connect timeout from the environment; a URI's own
+    // `connect_timeout` and a PGCONNECT_TIMEOUT already set win.
+    setenv("PGCONNECT_TIMEOUT", String(Self.defaultConnectTimeoutSeconds), 0)
+    do {
+      return try PostgresDatabase(uri: uri)
+    } catch {
+      throw failure(error, while: "open")
+    }
+  }
+
+  /// Opens the SQLite database for a command that works on SQLite only (nothing is
+  /// expired: see `expireDue(_:)`).
   ///
   /// - Parameters:
+  ///   - command: The command, as typed after `missiontrack` (`"missions accept"`), named
+  ///     when a PostgreSQL URI is refused.
   ///   - mustExist: A missing file is a runtime error (commands that only read or change
   ///     stored missions) instead of a new empty database.
   ///   - readOnly: The command only reads: when the file or its directory is not writable
@@ -44,10 +87,22 @@ struct DatabaseOption {
   ///   - groupCommit: How recorded events are grouped into transactions (the store's
   ///     default unless given: `serve` commits sooner, as its clients see only committed
   ///     events).
-  /// - Throws: `CLIError.failure` with one line saying what is wrong with the path.
+  /// - Throws: `CLIError.failure` with one line saying what is wrong with the path, or that
+  ///   the command does not support PostgreSQL yet.
   func open(
-    mustExist: Bool = true, readOnly: Bool = false,
+    for command: String, mustExist: Bool = true, readOnly: Bool = false,
     groupCommit: GroupCommitPolicy = GroupCommitPolicy()
+  ) throws(CLIError) -> MissionDatabase {
+    guard postgresURI == nil else {
+      throw .failure(
+        "`missiontrack \(command)` does not support PostgreSQL yet: use an SQLite file (--db PATH)")
+    }
+    return try openFile(mustExist: mustExist, readOnly: readOnly, groupCommit: groupCommit)
+  }
+
+  /// Opens the SQLite file after checking its path (see `open(for:…)`).
+  private func openFile(
+    mustExist: Bool, readOnly: Bool, groupCommit: GroupCommitPolicy = GroupCommitPolicy()
   ) throws(CLIError) -> MissionDatabase {
     let resolved = resolvedPath
     guard resolved != ":memory:" else {
@@ -89,9 +144,9 @@ struct DatabaseOption {
   /// or track before they do, so that a mission past its deadline is never accepted or
   /// started.
   /// - Throws: `CLIError.failure` with one line (a read-only file says so).
-  func expireDue(_ database: MissionDatabase) throws(CLIError) {
+  func expireDue(_ database: any MissionCatalogStore) async throws(CLIError) {
     do {
-      try database.expireDue()
+      try await database.expireDue(at: Date())
     } catch {
       throw failure(error, while: "expire missions past their deadline in")
     }
@@ -111,6 +166,10 @@ struct DatabaseOption {
 
   /// The one line for a store error on this database, met while doing `what`.
   private func failure(_ error: any Error, while what: String) -> CLIError {
+    if let uri = postgresURI {
+      let text = PostgresURIText(uri)
+      return .failure("cannot \(what) database \(text.shown): \(text.redacting("\(error)"))")
+    }
     let shown = resolvedPath.terminalSafe
     return switch error {
     case StoreError.notADatabase:

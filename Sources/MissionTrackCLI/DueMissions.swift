@@ -1,22 +1,22 @@
 import CommandLineSupport
 import Foundation
-import MissionStore
+import MissionCatalog
 import MissionTracking
 
 /// The missions past their deadline that the expiry has not recorded yet, as a command that
 /// only reads shows them: expired, which is what the next command that writes records. So
 /// a read never offers a mission that can no longer be accepted, and never writes.
 struct DueMissions {
-  /// The missions the expiry would expire now (`MissionDatabase.dueMissionIDs(at:)`).
+  /// The missions the expiry would expire now (`MissionCatalogStore.dueMissionIDs(at:)`).
   let ids: Set<String>
   /// The time they were due at.
   let now: Date
 
   /// The due missions of `database` at `now`.
   /// - Throws: `CLIError.failure` when the database cannot be read.
-  init(_ database: MissionDatabase, at now: Date = Date()) throws(CLIError) {
+  init(_ database: any MissionCatalogStore, at now: Date = Date()) async throws(CLIError) {
     self.now = now
-    ids = try CLIError.runtime { try database.dueMissionIDs(at: now) }
+    ids = try await CLIError.asyncRuntime { try await database.dueMissionIDs(at: now) }
   }
 
   /// `mission` as shown: expired when it is due (the lifecycle's own expiry, not recorded).
@@ -28,14 +28,15 @@ struct DueMissions {
   }
 
   /// The missions in `state` as shown (all when nil), ordered by id.
-  func missions(of database: MissionDatabase, inState state: MissionState?) throws(CLIError)
-    -> [Mission]
+  func missions(of database: any MissionCatalogStore, inState state: MissionState?)
+    async throws(CLIError) -> [Mission]
   {
-    try CLIError.runtime {
+    try await CLIError.asyncRuntime {
       // With none due the stored states are the shown ones, and the store filters.
-      if ids.isEmpty { return try database.missions(inState: state) }
-      guard let state else { return try database.missions().map(shown) }
-      return try database.missions().map(shown).filter { $0.state == state }
+      if ids.isEmpty { return try await database.missions(inState: state) }
+      let all = try await database.missions(inState: nil).map(shown)
+      guard let state else { return all }
+      return all.filter { $0.state == state }
     }
   }
 }

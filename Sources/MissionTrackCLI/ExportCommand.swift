@@ -68,7 +68,7 @@ enum ExportCommand: Command {
       throw CLIError.usage(
         "--format gpx|geojson|jsonl is required (or -o FILE.gpx|.geojson|.jsonl)")
     }
-    let database = try db.open(readOnly: true)
+    let database = try db.open(for: "export", readOnly: true)
     let text: String = try CLIError.runtime {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")

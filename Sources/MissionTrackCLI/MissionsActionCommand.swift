@@ -83,7 +83,7 @@ enum MissionsActionCommand {
 
   /// Applies `action` to the mission named in `arguments`.
   static func run(_ action: MissionAction, _ arguments: inout ArgumentList, console: Console)
-    throws -> Int32
+    async throws -> Int32
   {
     var time = Date()
     if let text = try arguments.option("--at") {
@@ -95,8 +95,8 @@ enum MissionsActionCommand {
     let worker = action == .accept ? try arguments.workerOption() : nil
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
-    let database = try db.open()
-    try db.expireDue(database)
+    let database = try db.open(for: "missions \(action.rawValue)")
+    try await db.expireDue(database)
     let transition = try CLIError.runtime {
       try database.apply(action, toMission: id, worker: worker, at: time)
     }

@@ -74,7 +74,7 @@ enum MissionsCommand: Command {
         console.out(MissionsActionCommand.help(for: action))
         return 0
       }
-      return try MissionsActionCommand.run(action, &arguments, console: console)
+      return try await MissionsActionCommand.run(action, &arguments, console: console)
     }
     throw CLIError.usage("unknown sub-command '\(word)' (see 'missiontrack missions --help')")
   }

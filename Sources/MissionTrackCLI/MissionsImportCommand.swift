@@ -1,7 +1,7 @@
 import CommandLineSupport
 import Foundation
+import MissionCatalog
 import MissionFiles
-import MissionStore
 
 /// `missiontrack missions import FILE`: stores the missions of a GeoJSON, CSV or JSON file,
 /// all or nothing.
@@ -13,7 +13,8 @@ enum MissionsImportCommand: Command {
       missiontrack missions import - store missions from a file
 
     SYNOPSIS
-      missiontrack missions import FILE|- [--format geojson|csv|json] [--replace] [--db PATH]
+      missiontrack missions import FILE|- [--format geojson|csv|json] [--replace]
+                                   [--db PATH|URI]
 
     DESCRIPTION
       Reads FILE (a file or a named pipe; - reads standard input) and stores its missions
@@ -39,7 +40,9 @@ enum MissionsImportCommand: Command {
       --format F   geojson, csv or json, overriding the extension.
       --replace    Update missions whose id is already stored (their state too) instead of
                    failing on the duplicate.
-      --db PATH    The database (default missiontrack.sqlite).
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
+                   (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 imported, 1 bad file or duplicate id (nothing imported), 64 usage error.
@@ -84,28 +87,28 @@ enum MissionsImportCommand: Command {
       }
       resolved = known
     }
-    let created = !db.exists
-    let database = try db.open(mustExist: false)
-    let summary: ImportSummary
+    let created = db.postgresURI == nil && !db.exists
+    let database = try db.openCatalog(mustExist: false)
+    let summary: MissionImportCount
     do {
-      try db.expireDue(database)
-      summary = try CLIError.runtime {
-        try database.importMissions(
+      try await db.expireDue(database)
+      summary = try await CLIError.asyncRuntime {
+        try await database.importMissionFile(
           bytes, format: resolved, fileName: name, replacingExisting: replace)
       }
     } catch {
       // All or nothing includes the file: a failed first import leaves no empty database.
-      try? database.close()
+      try? await database.close()
       if created { db.removeFiles() }
       throw error
     }
-    let count = summary.missionIDs.count
-    let added = count - summary.replacedCount
+    let count = summary.imported
+    let added = count - summary.replaced
     let source = file == "-" ? "standard input" : file.terminalSafe
     var line = "imported \(count) mission\(count == 1 ? "" : "s") from \(source)"
-    line += " (\(summary.format.rawValue)): \(added) new, \(summary.replacedCount) replaced"
+    line += " (\(summary.format.rawValue)): \(added) new, \(summary.replaced) replaced"
     console.err(line)
-    try CLIError.runtime { try database.close() }
+    try await CLIError.asyncRuntime { try await database.close() }
     return 0
   }
 }

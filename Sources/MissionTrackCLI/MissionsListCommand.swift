@@ -11,7 +11,7 @@ enum MissionsListCommand: Command {
       missiontrack missions list - show the stored missions
 
     SYNOPSIS
-      missiontrack missions list [--state STATE] [--json] [--db PATH]
+      missiontrack missions list [--state STATE] [--json] [--db PATH|URI]
 
     DESCRIPTION
       Prints every stored mission ordered by id: a table for people (id, state, worker,
@@ -26,7 +26,8 @@ enum MissionsListCommand: Command {
       --state STATE  Only missions in STATE: open, accepted, active, arrived, submitted,
                      completed, cancelled or expired.
       --json         JSON lines instead of the table.
-      --db PATH      The database (default missiontrack.sqlite).
+      --db PATH|URI  The database (default missiontrack.sqlite), or a PostgreSQL URI
+                     (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success (also when nothing matches), 1 no database, 64 usage error.
@@ -41,8 +42,8 @@ enum MissionsListCommand: Command {
     let state = try arguments.option("--state").map { try MissionState.parse($0) }
     let db = try DatabaseOption(&arguments)
     try arguments.finish()
-    let database = try db.open(readOnly: true)
-    let missions = try DueMissions(database).missions(of: database, inState: state)
+    let database = try db.openCatalog(readOnly: true)
+    let missions = try await DueMissions(database).missions(of: database, inState: state)
     if json {
       for mission in missions { console.out(mission.jsonObject) }
     } else if !missions.isEmpty {

@@ -13,7 +13,7 @@ enum MissionsShowCommand: Command {
       missiontrack missions show - everything stored about one mission
 
     SYNOPSIS
-      missiontrack missions show [--json] [--db PATH] [--] ID
+      missiontrack missions show [--json] [--db PATH|URI] [--] ID
 
     DESCRIPTION
       Prints the mission's fields, its lifecycle transitions (the audit log, oldest first,
@@ -32,7 +32,9 @@ enum MissionsShowCommand: Command {
 
     OPTIONS
       --json       One JSON object instead of text.
-      --db PATH    The database (default missiontrack.sqlite).
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
+                   (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success, 1 unknown mission or no database, 64 usage error.
@@ -46,15 +48,17 @@ enum MissionsShowCommand: Command {
     let json = arguments.flag("--json")
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
-    let database = try db.open(readOnly: true)
-    let due = try DueMissions(database)
-    let (mission, transitions, fixCount, fence) = try CLIError.runtime {
-      guard let mission = try database.mission(id: id).map(due.shown) else {
+    let database = try db.openCatalog(readOnly: true)
+    let due = try await DueMissions(database)
+    let (mission, transitions, fixCount, fence) = try await CLIError.asyncRuntime {
+      guard let mission = try await database.mission(id: id).map(due.shown) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
+      // The stored id (NFC) from here on.
       return (
-        mission, try database.transitions(ofMission: id), try database.track(ofMission: id).count,
-        try database.fenceStates(ofMission: id)[id]
+        mission, try await database.transitions(ofMission: mission.id),
+        try await database.track(ofMission: mission.id).count,
+        try await database.fenceStates(ofMission: mission.id)[mission.id]
       )
     }
     if json {

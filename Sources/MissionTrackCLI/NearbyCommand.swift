@@ -15,7 +15,7 @@ enum NearbyCommand: Command {
 
     SYNOPSIS
       missiontrack nearby --lat LAT --lon LON [--radius M] [--k K]
-                          [--state STATE | --all] [--json] [--db PATH]
+                          [--state STATE | --all] [--json] [--db PATH|URI]
 
     DESCRIPTION
       Reads the missions near the point from the database's spatial index (the other
@@ -41,7 +41,8 @@ enum NearbyCommand: Command {
       --state STATE  Only missions in STATE (default open).
       --all          Missions in every state.
       --json         JSON lines instead of the table.
-      --db PATH      The database (default missiontrack.sqlite).
+      --db PATH|URI  The database (default missiontrack.sqlite), or a PostgreSQL URI
+                     (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success (also when nothing is near), 1 no database, 64 usage error.
@@ -70,21 +71,18 @@ enum NearbyCommand: Command {
     try arguments.finish()
     if radius == nil, k == nil { radius = defaultRadiusMeters }
     let center = try Coordinate(latitude: lat, longitude: lon)
-    let database = try db.open(readOnly: true)
-    let due = try DueMissions(database)
+    let database = try db.openCatalog(readOnly: true)
+    let due = try await DueMissions(database)
     // Answered from the database's spatial index: only the missions near the point are read.
-    let matches: [ProximityMatch] = try CLIError.runtime {
-      if let k {
-        return try database.nearbyMissions(
-          within: radius, of: center, limit: k, state: state, due: due.ids)
-      }
-      return try database.nearbyMissions(
-        within: radius ?? defaultRadiusMeters, of: center, state: state, due: due.ids)
+    let matches: [ProximityMatch] = try await CLIError.asyncRuntime {
+      // `radius` is nil only when `k` is given (the default radius is set above).
+      try await database.nearbyMissions(
+        within: radius, of: center, limit: k, state: state, due: due.ids)
     }
     var table = TextTable(header: ["ID", "TITLE", "REWARD", "DISTANCE"], rightAligned: [2, 3])
     for match in matches {
-      let mission = try CLIError.runtime {
-        guard let mission = try database.mission(id: match.id).map(due.shown) else {
+      let mission = try await CLIError.asyncRuntime {
+        guard let mission = try await database.mission(id: match.id).map(due.shown) else {
           throw CLIError.failure("mission '\(match.id)' vanished from the database")
         }
         return mission

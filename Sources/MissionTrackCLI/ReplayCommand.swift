@@ -125,8 +125,8 @@ enum ReplayCommand: Command {
     }
     // A paced replay stands in for a live receiver: its events stream line by line.
     if speed != nil { console.flushEveryLine() }
-    let database = try databaseOption.open()
-    try databaseOption.expireDue(database)
+    let database = try databaseOption.open(for: "replay")
+    try await databaseOption.expireDue(database)
     let start: Date
     if let startAt {
       start = startAt

@@ -53,8 +53,8 @@ enum ReportCommand: Command {
     guard ReportFormat(path: output) != nil else {
       throw CLIError.usage("-o FILE must end in .svg or .html, got '\(output)'")
     }
-    let database = try db.open()
-    try db.expireDue(database)
+    let database = try db.open(for: "report")
+    try await db.expireDue(database)
     let report = try CLIError.runtime {
       guard let mission = try database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")

@@ -184,8 +184,8 @@ enum ServeCommand: Command {
     // Clients of `serve` (SSE, webhooks, MQTT) are told only committed events: a 20 ms group
     // commit keeps a fix's way to them short (at most 50 fsyncs a second).
     let database = try databaseOption.open(
-      mustExist: false, groupCommit: GroupCommitPolicy(maxDelay: .milliseconds(20)))
-    try databaseOption.expireDue(database)
+      for: "serve", mustExist: false, groupCommit: GroupCommitPolicy(maxDelay: .milliseconds(20)))
+    try await databaseOption.expireDue(database)
     let worker = options.worker
     // `/v1/status`, `/healthz` and the source metrics describe the worker the source feeds.
     configuration.sourceWorker = worker

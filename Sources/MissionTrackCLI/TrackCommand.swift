@@ -49,8 +49,8 @@ enum TrackCommand: Command {
     try arguments.finish()
     let source = try live.source()
     console.flushEveryLine()
-    let database = try databaseOption.open()
-    try databaseOption.expireDue(database)
+    let database = try databaseOption.open(for: "track")
+    try await databaseOption.expireDue(database)
     let session = TrackingSession(
       database: database, console: console, options: options, verb: "track")
     let outcome = try await session.run(source: source, clock: WallClock()) {

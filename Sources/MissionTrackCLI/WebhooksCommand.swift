@@ -54,7 +54,7 @@ enum WebhooksCommand: Command {
     case "list":
       let db = try DatabaseOption(&arguments)
       try arguments.finish()
-      let database = try db.open(readOnly: true)
+      let database = try db.open(for: "webhooks list", readOnly: true)
       let webhooks = try CLIError.runtime { try database.webhooks() }
       for webhook in webhooks {
         console.out(MissionService.webhookJSON(webhook, showingSecret: false))
@@ -67,7 +67,7 @@ enum WebhooksCommand: Command {
       let db = try DatabaseOption(&arguments)
       let urls = try arguments.positionals()
       guard urls.count == 1 else { throw CLIError.usage("webhooks add takes one URL") }
-      let database = try db.open(mustExist: false)
+      let database = try db.open(for: "webhooks add", mustExist: false)
       let webhook = try CLIError.runtime {
         let webhook = Webhook(
           id: Webhook.makeID(), url: urls[0], eventTypes: events.isEmpty ? nil : events,
@@ -80,7 +80,7 @@ enum WebhooksCommand: Command {
     case "remove":
       let db = try DatabaseOption(&arguments)
       let id = try webhookID(&arguments)
-      let database = try db.open()
+      let database = try db.open(for: "webhooks remove")
       let removed = try CLIError.runtime {
         let removed = try database.removeWebhook(id)
         try database.close()
@@ -95,7 +95,7 @@ enum WebhooksCommand: Command {
       }
       let db = try DatabaseOption(&arguments)
       let id = try webhookID(&arguments)
-      let database = try db.open(readOnly: true)
+      let database = try db.open(for: "webhooks deliveries", readOnly: true)
       let records = try CLIError.runtime { () throws -> [WebhookDeliveryRecord] in
         guard try database.webhook(id) != nil else { throw StoreError.webhookNotFound(id) }
         return try database.deliveries(ofWebhook: id, state: state)

@@ -75,7 +75,7 @@ enum WorkersCommand: Command {
       let json = arguments.flag("--json")
       let db = try DatabaseOption(&arguments)
       try arguments.finish()
-      let database = try db.open(readOnly: true)
+      let database = try db.open(for: "workers list", readOnly: true)
       let (workers, tracked) = try CLIError.runtime {
         (try database.workers(), try database.trackedMissionIDs())
       }
@@ -85,7 +85,7 @@ enum WorkersCommand: Command {
       let json = arguments.flag("--json")
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open(readOnly: true)
+      let database = try db.open(for: "workers show", readOnly: true)
       let (worker, tracked) = try CLIError.runtime {
         (try database.worker(id), try database.trackedMissionIDs())
       }
@@ -96,7 +96,7 @@ enum WorkersCommand: Command {
       let devices = try self.devices(&arguments)
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open(mustExist: false)
+      let database = try db.open(for: "workers add", mustExist: false)
       let existed = try CLIError.runtime {
         let existed = try database.worker(id) != nil
         try database.putWorker(Worker(id: id, name: name, devices: devices))
@@ -107,7 +107,7 @@ enum WorkersCommand: Command {
     case "remove":
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open()
+      let database = try db.open(for: "workers remove")
       let removed = try CLIError.runtime {
         let removed = try database.removeWorker(id)
         try database.close()

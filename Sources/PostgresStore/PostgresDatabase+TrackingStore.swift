@@ -43,19 +43,7 @@ extension PostgresDatabase: TrackingStore {
   package func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume? {
     try await withConnection { connection in
       try connection.transaction(isolation: "REPEATABLE READ, READ ONLY") {
-        let fenceRows = try connection.query(
-          """
-          SELECT fence_id, inside, mt_us(since) AS since_us, dwell_reported FROM fence_state
-          WHERE mission_id = :id
-          """, ["id": id])
-        var fences: [String: FenceState] = [:]
-        for row in 0..<fenceRows.count {
-          guard let fence = fenceRows.string(row, "fence_id") else { continue }
-          fences[fence] = FenceState(
-            isInside: fenceRows.bool(row, "inside") ?? false,
-            insideSince: fenceRows.int64(row, "since_us").map(Self.date(microseconds:)),
-            dwellReported: fenceRows.bool(row, "dwell_reported") ?? false)
-        }
+        let fences = try Self.fenceStates(ofMission: id, connection)
         let last = try Self.fixes(
           connection.query(
             """

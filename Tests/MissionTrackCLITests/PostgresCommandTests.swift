@@ -1,0 +1,318 @@
+import CommandLineSupport
+import Foundation
+import MissionProximity
+import PostgresTestSupport
+import ServiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built `missiontrack` binary with `--db postgresql://…` on a private cluster: the
+/// commands that run on PostgreSQL answer byte for byte what they answer on SQLite for the
+/// same missions, a URI that cannot be used fails in one line, and the commands that do not
+/// run on PostgreSQL yet refuse it in one line.
+@Suite(
+  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
+  .enabled(
+    if: PostgresTestCluster.isAvailable,
+    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+struct PostgresCommandTests {
+  /// One run of the binary.
+  struct Run: Equatable, CustomStringConvertible {
+    var status: Int32
+    var out: String
+    var err: String
+
+    var description: String { "exit \(status)\nstdout:\n\(out)stderr:\n\(err)" }
+  }
+
+  /// Runs the binary in `box`'s directory with `arguments`; fails when it runs longer than
+  /// `limit` seconds (then it is killed).
+  static func run(_ box: CLISandbox, _ arguments: [String], limit: Double = 60) throws -> Run {
+    let tag = "run-\(UUID().uuidString.prefix(8))"
+    let process = try BuiltTool.start(arguments, in: box.directory, tag: tag)
+    let deadline = Date().addingTimeInterval(limit)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+      throw CLIError.failure("missiontrack \(arguments.joined(separator: " ")) ran over \(limit) s")
+    }
+    process.waitUntilExit()
+    return Run(
+      status: process.terminationStatus, out: box.read(tag + ".out"), err: box.read(tag + ".err"))
+  }
+
+  /// Missions made to tell stores apart: ties at one point and ids whose byte order differs
+  /// from a dictionary's (`B` before `a`, accents, `-` and `_`); every state; deadlines in
+  /// the past (shown as expired by the commands that only read) and in the future; missions
+  /// across the antimeridian and near a pole.
+  static func missionsCSV() -> String {
+    // The same missions on every run.
+    var generator = SplitMix64(seed: 28)
+    var lines = ["id,lat,lon,title,reward,currency,address,radius_m,deadline,state"]
+    let states = ["open", "open", "open", "accepted", "submitted", "completed", "cancelled"]
+    let ids = ["B-1", "a-1", "a_1", "A-1", "é-1", "e-1", "Z", "z", "10", "9"]
+    var point = (lat: 59.6175, lon: 17.7230)
+    for index in 0..<160 {
+      let id = index < ids.count ? ids[index] : "m-\(index)"
+      // Every fifth shares the point of the one before it (a tie at any query point).
+      if index % 5 != 4 {
+        point = (
+          59.6175 + Double(generator.next() % 20_000) / 1e6 - 0.01,
+          17.7230 + Double(generator.next() % 40_000) / 1e6 - 0.02
+        )
+      }
+      let (lat, lon) = point
+      let deadline =
+        switch index % 9 {
+        case 0: "2020-01-01T00:00:00Z"
+        case 1: "2099-06-01T12:00:00.25Z"
+        default: ""
+        }
+      let state = states[index % states.count]
+      lines.append(
+        "\(id),\(lat),\(lon),Mission \(index),\(index * 10),SEK,\"Street \(index), Sigtuna\","
+          + "\(20 + index % 50),\(deadline),\(state)")
+    }
+    lines.append("far-east,-16.5,179.9999,Across the line,5,FJD,Suva,50,,open")
+    lines.append("far-west,-16.5,-179.9999,Across the line,5,FJD,Suva,50,,open")
+    lines.append("pole,89.99,45,Near the pole,1,NOK,Svalbard,50,,open")
+    // Two at the query point itself: distance 0, a tie.
+    lines.append("at-1,59.6175,17.723,At the point,1,SEK,Here,50,,open")
+    lines.append("at-0,59.6175,17.723,At the point,1,SEK,Here,50,,open")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The commands whose output must not depend on the store.
+  static let readCommands: [[String]] = {
+    var commands: [[String]] = [
+      ["missions", "list"], ["missions", "list", "--json"],
+      ["missions", "list", "--state", "open"], ["missions", "list", "--state", "expired"],
+      ["missions", "list", "--state", "accepted", "--json"],
+      ["missions", "list", "--state", "arrived"],
+    ]
+    for id in ["sig-101", "B-1", "a-1", "é-1", "m-18", "m-63", "far-west", "no-such"] {
+      commands.append(["missions", "show", id])
+      commands.append(["missions", "show", "--json", id])
+    }
+    // An id typed in NFD finds the NFC one.
+    commands.append(["missions", "show", "e\u{301}-1"])
+    let sigtuna = ["--lat", "59.6175", "--lon", "17.7230"]
+    let queries: [[String]] = [
+      [], ["--radius", "300"], ["--radius", "0"], ["--k", "3"], ["--k", "7", "--radius", "600"],
+      ["--k", "0"], ["--k", "1000"], ["--all"], ["--all", "--k", "12"],
+      ["--state", "expired"], ["--state", "expired", "--k", "4"], ["--state", "completed"],
+      ["--radius", "2500", "--json"], ["--k", "25", "--json", "--all"],
+      ["--radius", "20015115"],
+    ]
+    for query in queries { commands.append(["nearby"] + sigtuna + query) }
+    // A point that is itself a mission's (distance 0, ties) and points where none is near.
+    commands.append(["nearby", "--lat", "59.6175", "--lon", "17.723", "--radius", "0", "--all"])
+    commands.append(["nearby", "--lat", "0", "--lon", "0", "--radius", "100000"])
+    commands.append(["nearby", "--lat", "-33.9", "--lon", "18.4", "--k", "2"])
+    commands.append(["nearby", "--lat", "-16.5", "--lon", "180", "--radius", "50", "--json"])
+    commands.append(["nearby", "--lat", "90", "--lon", "0", "--radius", "2000", "--all"])
+    return commands
+  }()
+
+  /// A fresh database with PostGIS whose default collation is a language's (ICU English),
+  /// as a production database's usually is: ordering by such a collation puts `a-1` before
+  /// `B-1`, where SQLite (and the commands' contract) orders by code point.
+  static func englishCollatedDatabase() throws -> String {
+    let cluster = try PostgresTestCluster.shared.get()
+    let name = "cli_english_\(UUID().uuidString.prefix(8).lowercased())"
+    try cluster.sql(
+      "CREATE DATABASE \(name) TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'",
+      database: "postgres")
+    try cluster.sql("CREATE EXTENSION postgis", database: name)
+    return cluster.uri(database: name)
+  }
+
+  @Test func everyReadCommandPrintsTheSameOnPostgreSQLAsOnSQLite() throws {
+    let box = try CLISandbox()
+    let uri = try Self.englishCollatedDatabase()
+    let csv = box.path("missions.csv")
+    try Data(Self.missionsCSV().utf8).write(to: URL(fileURLWithPath: csv))
+    for store in [box.databasePath, uri] {
+      for file in [CLISandbox.demoMissions, csv] {
+        let imported = try Self.run(box, ["missions", "import", file, "--db", store])
+        #expect(imported.status == 0, "\(imported)")
+      }
+    }
+    var answered = 0
+    for command in Self.readCommands {
+      let sqlite = try Self.run(box, command + ["--db", box.databasePath])
+      let postgres = try Self.run(box, command + ["--db", uri])
+      Self.expectSame(postgres, sqlite, command)
+      if sqlite.status == 0 && !sqlite.out.isEmpty { answered += 1 }
+    }
+    // Radii exactly at missions' distances (the boundary is inclusive), as SQLite
+    // computed them.
+    let sigtuna = ["nearby", "--lat", "59.6175", "--lon", "17.7230", "--all"]
+    let ranked = try Self.run(box, sigtuna + ["--k", "40", "--json", "--db", box.databasePath])
+    // The distances as printed (Foundation's JSON reader may not round-trip them).
+    let distances = ranked.out.split(separator: "\n").compactMap {
+      $0.split(separator: "\"distance_m\":").last?.split(separator: ",").first.map(String.init)
+    }
+    #expect(distances.count == 40)
+    for distance in distances.enumerated().filter({ $0.offset % 4 == 3 }).map(\.element) {
+      let command = sigtuna + ["--radius", distance, "--json"]
+      let sqlite = try Self.run(box, command + ["--db", box.databasePath])
+      #expect(sqlite.out.contains("\"distance_m\":\(distance),"))
+      Self.expectSame(try Self.run(box, command + ["--db", uri]), sqlite, command)
+    }
+    // Most commands find something: equal outputs are not two empty ones.
+    #expect(answered > Self.readCommands.count * 3 / 4)
+    // Replacing gives the same counts, and the stores still agree.
+    let replaced = try [box.databasePath, uri].map { store in
+      try Self.run(box, ["missions", "import", csv, "--replace", "--db", store])
+    }
+    #expect(replaced[0].status == 0 && replaced[0].err.contains("0 new, 165 replaced"))
+    #expect(replaced[1] == replaced[0])
+    for command in [
+      ["missions", "list", "--json"], ["nearby", "--lat", "59.6175", "--lon", "17.723", "--all"],
+    ] {
+      let sqlite = try Self.run(box, command + ["--db", box.databasePath])
+      Self.expectSame(try Self.run(box, command + ["--db", uri]), sqlite, command)
+    }
+  }
+
+  /// Expects equal runs. A known difference of the PostgreSQL import is marked as such
+  /// (and this marker fails once it is fixed): a mission imported as `cancelled` without a
+  /// worker is stored without one, where the SQLite store gives it `local` (DESIGN §7), so
+  /// the commands that show workers of all missions differ.
+  static func expectSame(_ postgres: Run, _ sqlite: Run, _ command: [String]) {
+    let what = command.joined(separator: " ")
+    guard command.starts(with: ["missions", "list"]), !command.contains("--state") else {
+      #expect(postgres == sqlite, "\(what)")
+      return
+    }
+    withKnownIssue(
+      "PostgreSQL import: a cancelled mission gets no worker (PostgresDatabase+Import)"
+    ) {
+      #expect(postgres == sqlite, "\(what)")
+    }
+    // Everything else of these outputs is the same.
+    func withoutLocal(_ run: Run) -> Run {
+      var run = run
+      run.out = run.out.replacingOccurrences(of: ",\"worker_id\":\"local\"}", with: "}")
+        .replacingOccurrences(of: " local ", with: " -     ")
+      return run
+    }
+    #expect(withoutLocal(postgres) == withoutLocal(sqlite), "\(what)")
+  }
+
+  @Test func aDuplicateImportIsRefusedWithItsLineAndStoresNothing() throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    #expect(
+      try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
+    let csv = box.path("again.csv")
+    try Data("id,lat,lon\nnew-1,59.6,17.7\nsig-103,59.6,17.7\n".utf8).write(
+      to: URL(fileURLWithPath: csv))
+    let again = try Self.run(box, ["missions", "import", csv, "--db", uri])
+    #expect(again.status == 1)
+    #expect(again.err.hasPrefix("missiontrack missions: again.csv:3: field 'id' = 'sig-103'"))
+    #expect(again.err.split(separator: "\n").count == 1)
+    let list = try Self.run(box, ["missions", "list", "--db", uri])
+    #expect(list.err == "6 missions\n")
+  }
+
+  @Test func aURIThatCannotBeUsedFailsInOneLineWithoutThePassword() throws {
+    let box = try CLISandbox()
+    let cluster = try PostgresTestCluster.shared.get()
+    let closedPort = try RawHTTP.freeLoopbackPort()
+    let base = try #require(URL(string: cluster.uri(database: "postgres")))
+    let port = try #require(base.port)
+    let cases: [(uri: String, says: String)] = [
+      ("postgresql://postgres:hunter2@127.0.0.1:\(closedPort)/missions", "Connection refused"),
+      ("postgresql://postgres:hunter2@127.0.0.1:\(port)/no_such_db", "does not exist"),
+      ("postgres://postgres:hunter2@[::1/missions", "cannot open database"),
+      ("postgresql://postgres:hunter2@127.0.0.1:port/missions", "invalid"),
+      ("postgresql://postgres:hun%zzter2@127.0.0.1/missions", "percent"),
+      ("postgresql://127.0.0.1:\(port)/x?password=hunter2&bogus=1", "bogus"),
+    ]
+    for (uri, says) in cases {
+      for command in [["missions", "list"], ["nearby", "--lat", "1", "--lon", "2"]] {
+        let started = Date()
+        let run = try Self.run(box, command + ["--db", uri], limit: 30)
+        #expect(run.status == 1, "\(uri): \(run)")
+        #expect(run.out.isEmpty)
+        #expect(run.err.split(separator: "\n").count == 1, "\(uri): \(run.err)")
+        #expect(run.err.contains(says), "\(uri): \(run.err)")
+        #expect(!run.err.contains("hunter2") && !run.err.contains("hun%zzter2"), "\(run.err)")
+        #expect(Date().timeIntervalSince(started) < 15)
+      }
+    }
+    // Nothing was taken for a file.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: box.directory.path)
+        .allSatisfy { $0.hasPrefix("run-") })
+  }
+
+  /// A server that accepts the connection and never answers (a hung host, a firewall that
+  /// lets SYN through): the command gives up after the default connect timeout.
+  @Test func aServerThatNeverAnswersFailsAfterTheConnectTimeout() throws {
+    let box = try CLISandbox()
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #expect(listener >= 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
+          && getsockname(listener, pointer, &length) == 0
+      }
+    }
+    #expect(bound)
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    let started = Date()
+    let run = try Self.run(
+      box, ["missions", "list", "--db", "postgresql://postgres@127.0.0.1:\(port)/missions"],
+      limit: 40)
+    let seconds = Date().timeIntervalSince(started)
+    #expect(run.status == 1)
+    #expect(run.err.split(separator: "\n").count == 1 && run.err.contains("timeout"), "\(run.err)")
+    #expect(seconds >= 9 && seconds < 30, "gave up after \(seconds) s")
+  }
+
+  @Test func aCommandThatRunsOnSQLiteOnlyRefusesAURIInOneLine() throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    #expect(
+      try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
+    let commands: [(arguments: [String], name: String)] = [
+      (["missions", "accept", "sig-101"], "missions accept"),
+      (["missions", "cancel", "sig-101"], "missions cancel"),
+      (["workers", "list"], "workers list"),
+      (["workers", "add", "bo"], "workers add"),
+      (["webhooks", "list"], "webhooks list"),
+      (["export", "sig-101", "--format", "gpx"], "export"),
+      (["report", "sig-101", "-o", "r.svg"], "report"),
+      (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
+      (["track", "--mission", "sig-101"], "track"),
+      (["serve", "--listen", "127.0.0.1:0"], "serve"),
+    ]
+    for (arguments, name) in commands {
+      let run = try Self.run(box, arguments + ["--db", uri])
+      #expect(run.status == 1, "\(name): \(run)")
+      #expect(
+        run.err.hasSuffix(
+          ": `missiontrack \(name)` does not support PostgreSQL yet: use an SQLite file"
+            + " (--db PATH)\n"), "\(run.err)")
+      #expect(run.err.split(separator: "\n").count == 1)
+    }
+    // The mission is still open: nothing was done elsewhere.
+    let show = try Self.run(box, ["missions", "show", "--json", "sig-101", "--db", uri])
+    #expect(show.out.contains("\"state\":\"open\""))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: box.directory.path)
+        .allSatisfy { $0.hasPrefix("run-") })
+  }
+}
