@@ -106,7 +106,7 @@ extension MissionService {
     case .unnamed:
       // Overland without a device id: the device whose secret the request presents.
       if batch.protocolName == .overland, let secret = batch.secret {
-        for worker in try lookups.workers() {
+        for worker in try database.workers() {
           for device in worker.devices where device.ingestProtocol == .overland {
             if let expected = device.secret, IngestSecret.matches(secret, expected) {
               return worker.id
@@ -119,7 +119,7 @@ extension MissionService {
       }
       return nil
     case .worker(let id):
-      guard let worker = try lookups.worker(id) else {
+      guard let worker = try database.worker(id) else {
         throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)
       }
       // The service token, or the secret of one of the worker's devices; without a token
@@ -143,9 +143,9 @@ extension MissionService {
   private func registeredDevice(_ protocolName: IngestProtocol, id: String) throws
     -> (worker: String, device: WorkerDevice)?
   {
-    if let found = try lookups.device(protocolName, id: id) { return found }
+    if let found = try database.device(protocolName, id: id) { return found }
     guard protocolName == .osmand else { return nil }
-    return try lookups.device(.gpslogger, id: id)
+    return try database.device(.gpslogger, id: id)
   }
 
   /// Refuses `batch` unless it presents `device`'s secret (compared in constant time); a

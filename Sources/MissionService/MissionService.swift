@@ -15,12 +15,6 @@ import TextRules
 /// (`IngestWriter`).
 package final class MissionService: @unchecked Sendable {
   let database: MissionDatabase
-  /// A read-only connection of its own to the same file, for the reads on an ingest
-  /// request's path (its sender's device): WAL lets it read the last committed state while
-  /// the engine's group commit holds `database` through its fsync, so the server's threads
-  /// do not wait for it. `database` itself for a `:memory:` database (no second connection
-  /// can see it) or when the file cannot be opened a second time.
-  let lookups: MissionDatabase
   let engine: MissionEngine
   let configuration: ServiceConfiguration
   let monitor: ServiceMonitor
@@ -49,7 +43,6 @@ package final class MissionService: @unchecked Sendable {
     database: MissionDatabase, engine: MissionEngine, configuration: ServiceConfiguration
   ) {
     self.database = database
-    lookups = Self.lookupConnection(beside: database)
     self.engine = engine
     self.configuration = configuration
     monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
@@ -58,15 +51,6 @@ package final class MissionService: @unchecked Sendable {
     ingestWriter = IngestWriter(engine: engine, database: database)
     phoneLeases = PhoneLeases(
       database: database, engine: engine, ownWorker: configuration.sourceWorker)
-  }
-
-  /// A read-only connection to `database`'s file, or `database` itself where there can be
-  /// none (see `lookups`).
-  private static func lookupConnection(beside database: MissionDatabase) -> MissionDatabase {
-    guard database.path != ":memory:" else { return database }
-    return
-      (try? MissionDatabase(path: database.path, configuration: StoreConfiguration(readOnly: true)))
-      ?? database
   }
 
   /// Starts listening and forwarding the engine's events; returns the base URL.
