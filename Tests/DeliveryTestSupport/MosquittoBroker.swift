@@ -56,7 +56,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     let child = try ChildProcess(
       "/usr/sbin/mosquitto", ["-c", configPath], in: directory, tag: "mosquitto-\(starts)")
     self.child = child
-    let deadline = Date().addingTimeInterval(10)
+    // Generous: only a guard against a broker that never listens.
+    let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       if Self.accepts(port: port) { return }
       guard child.process.isRunning else {
@@ -64,7 +65,7 @@ public final class MosquittoBroker: @unchecked Sendable {
       }
       usleep(20_000)
     }
-    throw TestFailure("mosquitto did not listen on \(port) in 10 s: \(child.errors)")
+    throw TestFailure("mosquitto did not listen on \(port) in 60 s: \(child.errors)")
   }
 
   /// Stops the broker (SIGTERM) and waits for its exit.

@@ -20,7 +20,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-v", "-t", filter, "-t", marker,
         "-i", tag,
       ] + (cleanSession ? [] : ["-c"]), in: directory, tag: tag)
-    let deadline = Date().addingTimeInterval(10)
+    let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       let publisher = try ChildProcess(
         "/usr/bin/mosquitto_pub",
@@ -30,7 +30,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
       usleep(50_000)
       if lines.contains("\(marker) ready") { return }
     }
-    throw TestFailure("mosquitto_sub did not subscribe in 10 s: \(child.errors)")
+    throw TestFailure("mosquitto_sub did not subscribe in 60 s: \(child.errors)")
   }
 
   /// The messages so far, `TOPIC PAYLOAD` each (marker messages left out).

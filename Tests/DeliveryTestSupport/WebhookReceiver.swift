@@ -41,7 +41,8 @@ public final class WebhookReceiver: @unchecked Sendable {
       [script, logPath, secret ?? "-"]
         + (certificate.map { [$0.certFile, $0.keyFile] } ?? []), in: directory,
       tag: "receiver-\(UUID().uuidString)")
-    let line = try child.waitForOutput(timeout: 10) { $0.hasPrefix("port ") }
+    // Generous: only a guard against a receiver that never starts.
+    let line = try child.waitForOutput(timeout: 60) { $0.hasPrefix("port ") }
     guard let port = Int(line.dropFirst("port ".count)) else {
       throw TestFailure("the webhook receiver printed '\(line)'")
     }

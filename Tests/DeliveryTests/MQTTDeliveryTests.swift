@@ -34,7 +34,7 @@ struct MQTTDeliveryTests {
     #expect(await eventually(60) { await delivery.cursor == 200 })
     let positions = reported.withLock { $0 }
     #expect(positions == positions.sorted() && positions.last == 200)
-    let seen = subscriber.wait(timeout: 5) { $0.count >= 150 }
+    let seen = subscriber.wait(timeout: 60) { $0.count >= 150 }
     #expect(seen.count == 150)
     for mission in ["A", "B", "C"] {
       let seqs = seen.filter { $0.hasPrefix("mt/missions/\(mission)/events ") }
@@ -53,14 +53,14 @@ struct MQTTDeliveryTests {
     defer { publisher.close() }
     let delivery = MQTTDelivery(publisher: publisher, cursor: 0) { _ in }
     await delivery.enqueue((1...10).map { Self.event(Int64($0), "A") })
-    #expect(await eventually(10) { await delivery.cursor == 10 })
+    #expect(await eventually(60) { await delivery.cursor == 10 })
     broker.stop()
-    #expect(await eventually(5) { !publisher.isConnected })
+    #expect(await eventually(60) { !publisher.isConnected })
     await delivery.enqueue((11...30).map { Self.event(Int64($0), "A") })
     try await Task.sleep(for: .seconds(2))
     #expect(await delivery.cursor == 10)
     #expect(await delivery.heldCount == 20)
     try broker.start()
-    #expect(await eventually(40) { await delivery.cursor == 30 })
+    #expect(await eventually(90) { await delivery.cursor == 30 })
   }
 }

@@ -84,7 +84,7 @@ import Testing
     #expect(check.contains("def verify(") && check.split(separator: "\n").count <= 12)
     let rig = try Rig(path: "/ok")
     await rig.delivery.enqueue([Self.event(7, "A")])
-    #expect(await eventually(20) { await rig.delivery.cursor == 7 })
+    #expect(await eventually(60) { await rig.delivery.cursor == 7 })
     let request = try #require(rig.receiver.requests.first)
     let headers = [
       "webhook-id": request.webhookID ?? "", "webhook-timestamp": request.timestamp ?? "",
@@ -121,7 +121,7 @@ import Testing
     let rig = try Rig(path: "/fail", schedule: RetrySchedule.standard.scaled(by: 0.00001))
     let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A")])
-    #expect(await eventually(20) { await delivery.cursor == 1 })
+    #expect(await eventually(60) { await delivery.cursor == 1 })
     let requests = receiver.requests
     #expect(requests.count == 10)
     #expect(requests.allSatisfy { $0.webhookID == "evt_1" && $0.signatureValid == true })
@@ -134,7 +134,7 @@ import Testing
     let rig = try Rig(path: "/gone", maximumInFlight: 1)
     let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A"), Self.event(2, "B")])
-    #expect(await eventually(10) { await delivery.isDisabled })
+    #expect(await eventually(60) { await delivery.isDisabled })
     await delivery.enqueue([Self.event(3, "C")])
     try await Task.sleep(for: .milliseconds(300))
     #expect(receiver.requests.count == 1)
@@ -151,7 +151,7 @@ import Testing
     let rig = try Rig(path: path, schedule: schedule, timeoutSeconds: 0.3)
     let (receiver, reports, delivery) = (rig.receiver, rig.reports, rig.delivery)
     await delivery.enqueue([Self.event(1, "A")])
-    #expect(await eventually(10) { await delivery.cursor == 1 })
+    #expect(await eventually(60) { await delivery.cursor == 1 })
     let dead = reports.all.compactMap { action -> (Int, String)? in
       if case .dead(_, let attempts, let reason) = action { (attempts, reason) } else { nil }
     }
@@ -159,6 +159,11 @@ import Testing
     #expect(dead.first?.0 == 3)
     let reason = dead.first?.1 ?? ""
     #expect(reason.contains(path == nil ? "Couldn't connect" : "timed out"), "\(reason)")
-    if path != nil { #expect(receiver.requests.count == 3) }
+    // The client gives up on a hanging request after 0.3 s, whether or not the receiver has
+    // read it yet: a loaded receiver logs the third one after the event is already dead.
+    if path != nil {
+      #expect(await eventually(60) { receiver.requests.count >= 3 })
+      #expect(receiver.requests.count == 3)
+    }
   }
 }

@@ -83,17 +83,39 @@ extension GPSDFixSourceLiveTests {
     defer { harness.stopAll() }
     let port = GPSDHarness.freePort()
     try harness.startGPSD(port: port, feeding: logURL)
-    let gpsd = try Self.recordingSource(port: port)
+    let transcript = LiveTranscript()
+    let gpsd = try Self.recordingSource(port: port, transcript: transcript)
     let recorder = SourceRecorder()
     let task = recorder.consume(gpsd.reports())
     defer { task.cancel() }
-    // gpsd sends at least the .chk's JSON lines (plus VERSION, DEVICES, WATCH, DEVICE).
-    let complete = await recorder.wait { _ in gpsd.counters.statistics.recordsRead >= json.count }
+    // Done when gpsd has sent the .chk's reports and the last fix is out of the epoch
+    // merge. gpsd's answer to the watch (VERSION, DEVICES, WATCH, DEVICE) does not count:
+    // on a log of three lines it alone made three lines, before gpsd had read the log.
+    // (`recordsRead` first: cheap, it spares scanning the transcript until near the end.)
+    let complete = await recorder.wait(upTo: .seconds(120)) {
+      $0.fixes.count >= expected.count
+        && gpsd.counters.statistics.recordsRead >= json.count
+        && Self.logReportLines(transcript.recorded) >= json.count
+    }
+    // Time for a fix too many to arrive.
     try await Task.sleep(for: .milliseconds(400))
     task.cancel()
-    #expect(complete, "\(gpsd.counters.statistics.recordsRead) of \(json.count) lines")
+    let lines = Self.logReportLines(transcript.recorded)
+    #expect(complete, "\(lines) of \(json.count) lines, \(recorder.fixes.count) fixes")
     #expect(recorder.fixes == expected)
     #expect(gpsd.counters.garbageLines == 0)
+  }
+
+  /// How many lines of `received` are reports gpsd decoded from its log (TPV, SKY, AIS...),
+  /// the lines a `.chk` holds, as opposed to its answer to the watch (VERSION, DEVICES,
+  /// WATCH, DEVICE).
+  static func logReportLines(_ received: [UInt8]) -> Int {
+    let session = ["VERSION", "DEVICES", "WATCH", "DEVICE"].map {
+      Array(#"{"class":"\#($0)""#.utf8)
+    }
+    return received.split(separator: UInt8(ascii: "\n")).filter { line in
+      line.first == UInt8(ascii: "{") && !session.contains { line.starts(with: $0) }
+    }.count
   }
 
   @Test("A receiver that falls silent gives one silent status, then connected when it resumes")

@@ -33,31 +33,40 @@ struct ServeGatingLiveTests {
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
-    let arrived = await poll(for: 60) {
+    #expect(await poll(for: 60) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    let arrived = await poll(for: 120) {
       let show = try? RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101")
       return (show?.json?["mission"] as? [String: Any])?["state"] as? String == "arrived"
     }
     #expect(arrived)
 
-    // Submitted by the API: gpsd sees the connection close within 1 s.
-    let submitted = Date()
+    // Submitted by the API: gpsd sees the connection close within 1 s of the answer. The
+    // moment is taken by a thread of its own, and the bound counts from the answer: a test
+    // task resumed late, or a request queued behind a loaded server, is not the service
+    // being slow to let go.
+    let submitClose = FirstSeen.moment { GPSDHarness.clients(ofGPSDOn: port) == 0 }
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit").status == 200)
-    #expect(await poll(for: 1) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
-    #expect(Date().timeIntervalSince(submitted) < 1.5)
+    let submitted = Date()
+    let closed = try #require(await submitClose.value, "gpsd's client did not close")
+    #expect(closed.timeIntervalSince(submitted) < 1.5, "\(closed.timeIntervalSince(submitted)) s")
 
     // Started again by a CLI command on the same database, cancelled by another one.
     _ = try ServeProcess.run(["missions", "accept", "sig-102", "--db", db], in: directory)
     let started = try ServeProcess.run(["missions", "start", "sig-102", "--db", db], in: directory)
     #expect(started.status == 0, "\(started.err)")
-    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    #expect(await poll(for: 60) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    // Seen by serve within 1 s of the command's end (it reads the database), measured as
+    // above.
+    let cancelClose = FirstSeen.moment { GPSDHarness.clients(ofGPSDOn: port) == 0 }
     let cancelled = try ServeProcess.run(
       ["missions", "cancel", "sig-102", "--db", db], in: directory)
     #expect(cancelled.status == 0, "\(cancelled.err)")
     let cancelTime = Date()
-    #expect(await poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
-    #expect(Date().timeIntervalSince(cancelTime) < 1.5)
+    let closedAfterCancel = try #require(await cancelClose.value, "gpsd's client did not close")
+    #expect(
+      closedAfterCancel.timeIntervalSince(cancelTime) < 1.5,
+      "\(closedAfterCancel.timeIntervalSince(cancelTime)) s")
     let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
     #expect(status.json?["active_mission"] is NSNull)
     #expect(server.stop().status == 0)
@@ -92,7 +101,7 @@ struct ServeGatingPerWorkerLiveTests {
       ).status == 201)
     #expect(try post("/v1/missions/sig-101/accept") == 200)
     #expect(try post("/v1/missions/sig-101/start") == 200)
-    #expect(await poll(for: 5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    #expect(await poll(for: 60) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
     // The connection's own events: a reopened connection would add a `connected` (and a
     // `disconnected` before it). Other source news (`no_fix`, `silent`, a `gap`) comes from
     // the recorded feed itself, whatever another worker does.
@@ -106,7 +115,9 @@ struct ServeGatingPerWorkerLiveTests {
             || $0.contains(#""status":"reconnecting""#))
       }.count
     }
-    try await Task.sleep(for: .milliseconds(500))
+    // The baseline holds the connection's `connected`: counted before it was stored, it
+    // would make the check below fail on a loaded machine.
+    #expect(await poll(for: 60) { ((try? localSourceEvents()) ?? 0) >= 1 })
     let before = try localSourceEvents()
 
     // Worker bo's missions start and stop: local's connection is the one it was.
@@ -126,8 +137,11 @@ struct ServeGatingPerWorkerLiveTests {
     #expect(try localSourceEvents() == before)
     let status = try RawHTTP.request(port: server.port, "GET", "/v1/status")
     #expect(status.json?["active_mission"] as? String == "sig-101")
+    let close = FirstSeen.moment { GPSDHarness.clients(ofGPSDOn: port) == 0 }
     #expect(try post("/v1/missions/sig-101/submit") == 200)
-    #expect(await poll(for: 1.5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    let submitted = Date()
+    let closed = try #require(await close.value, "gpsd's client did not close")
+    #expect(closed.timeIntervalSince(submitted) < 1.5, "\(closed.timeIntervalSince(submitted)) s")
     #expect(server.stop().status == 0)
   }
 }
@@ -139,7 +153,7 @@ struct ServeGatingPerWorkerLiveTests {
   .enabled(if: ServeProcess.isAvailable, "needs the built missiontrack"))
 struct ServeDeviceGatingTests {
   /// Whether process `pid` holds `path` open.
-  private func holds(_ pid: Int32, _ path: String) -> Bool {
+  private static func holds(_ pid: Int32, _ path: String) -> Bool {
     let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     let directory = "/proc/\(pid)/fd"
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -159,20 +173,23 @@ struct ServeDeviceGatingTests {
     defer { server.stop() }
     let pid = server.process.processIdentifier
     try await Task.sleep(for: .seconds(1))
-    #expect(!holds(pid, pair.readerPath))
+    #expect(!Self.holds(pid, pair.readerPath))
     for action in ["accept", "start"] {
       #expect(
         try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/\(action)").status
           == 200)
     }
-    #expect(await poll(for: 5) { holds(pid, pair.readerPath) })
-    let submitted = Date()
+    #expect(await poll(for: 60) { Self.holds(pid, pair.readerPath) })
+    let reader = pair.readerPath
+    let release = FirstSeen.moment { !Self.holds(pid, reader) }
     #expect(
       try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/cancel").status == 200)
+    let cancelled = Date()
     // At once, not at a poll of the database: well under a second on an idle machine; the
-    // bound leaves room for a test run that loads both cores.
-    #expect(await poll(for: 2) { !holds(pid, pair.readerPath) })
-    #expect(Date().timeIntervalSince(submitted) < 3)
+    // bound leaves room for a test run that loads both cores. Measured from the answer, at
+    // the moment a thread of its own saw the device closed (see `FirstSeen`).
+    let released = try #require(await release.value, "the device stayed open")
+    #expect(released.timeIntervalSince(cancelled) < 3, "\(released.timeIntervalSince(cancelled)) s")
     #expect(server.stop().status == 0)
   }
 }

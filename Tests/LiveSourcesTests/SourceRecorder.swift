@@ -60,9 +60,11 @@ final class SourceRecorder: Sendable {
     }
   }
 
-  /// Polls until `condition` holds or `timeout` passes; returns whether it held.
+  /// Polls until `condition` holds or `timeout` passes; returns whether it held. The
+  /// default only guards against a hang (it costs nothing when the condition comes): a
+  /// suite on two loaded cores can take many seconds for what takes one alone.
   func wait(
-    upTo timeout: Duration = .seconds(15), until condition: (SourceRecorder) -> Bool
+    upTo timeout: Duration = .seconds(60), until condition: (SourceRecorder) -> Bool
   ) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)

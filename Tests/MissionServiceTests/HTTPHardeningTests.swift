@@ -225,12 +225,14 @@ extension ServeSuite {
       defer { server.stop() }
       let client = try SSEClient(port: server.port, lastEventID: 1_000_000_000)
       defer { client.close() }
-      try await Task.sleep(for: .milliseconds(300))
+      // Subscribed (at the log's end) before the event, or the event would be before it.
+      #expect(await client.waitUntilSubscribed())
       let accepted = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/accept")
       #expect(accepted.status == 200, "\(accepted.text)")
-      #expect(
-        await client.wait(timeout: 5) { events in events.contains { $0.data.contains("sig-101") } },
-        "no event after a Last-Event-ID past the end: \(client.events)")
+      let arrived = await client.wait(timeout: 60) { events in
+        events.contains { $0.data.contains("sig-101") }
+      }
+      #expect(arrived, "no event after a Last-Event-ID past the end: \(client.events)")
     }
 
     @Test func aPathSegmentThatIsNotUTF8IsRefused() throws {

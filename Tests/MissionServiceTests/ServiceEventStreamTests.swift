@@ -15,7 +15,7 @@ extension ServeSuite {
       let client = try SSEClient(port: server.port, path: "/v1/events?after=0")
       let expected = try RawHTTP.request(port: server.port, "GET", "/v1/missions/sig-101/events")
       let lines = expected.text.split(separator: "\n").count
-      _ = await client.wait(timeout: 10) { $0.count >= lines }
+      _ = await client.wait(timeout: 60) { $0.count >= lines }
       client.close()
       return client.events.compactMap(\.id)
     }
@@ -49,7 +49,7 @@ extension ServeSuite {
       let submit = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit")
       #expect(submit.status == 200)
       #expect(
-        await second.wait(timeout: 10) { events in
+        await second.wait(timeout: 60) { events in
           events.contains { $0.type == "state" && $0.data.contains(#""to":"submitted""#) }
         })
       second.close()
@@ -77,18 +77,20 @@ extension ServeSuite {
       _ = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-102/accept")
       let live = try SSEClient(port: server.port)
       let filtered = try SSEClient(port: server.port, path: "/v1/events?mission_id=sig-103&after=0")
-      _ = await live.wait(timeout: 1) { _ in false }
+      // Subscribed before the events are made, not after a fixed wait: a live stream starts
+      // at the log's end as it is when the server subscribes it.
+      #expect(await live.waitUntilSubscribed())
       _ = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-103/accept")
       _ = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-103/cancel")
-      #expect(await live.wait(timeout: 5) { $0.count == 2 })
-      #expect(await filtered.wait(timeout: 5) { $0.count == 2 })
+      #expect(await live.wait(timeout: 60) { $0.count == 2 })
+      #expect(await filtered.wait(timeout: 60) { $0.count == 2 })
       // The accept of sig-102 happened before `live` connected, so it is not replayed.
       #expect(live.events.allSatisfy { $0.data.contains(#""mission_id":"sig-103""#) })
       #expect(filtered.events.map(\.data) == live.events.map(\.data))
       // An idle stream gets a `: keepalive` comment (every 15 s by default), so proxies keep
       // it open.
       let idle = try SSEClient(port: server.port, path: "/v1/events?mission_id=sig-104")
-      #expect(await idle.wait(timeout: 10) { _ in idle.commentCount >= 2 })
+      #expect(await idle.wait(timeout: 60) { _ in idle.commentCount >= 2 })
       #expect(idle.events.isEmpty && !idle.isEnded)
       let bad = try RawHTTP.request(port: server.port, "GET", "/v1/events?after=-1")
       #expect(bad.status == 400)

@@ -30,21 +30,23 @@ struct ServiceWatchesTests {
       let id = try #require(watch["id"] as? String)
       #expect(watch["state"] as? String == "open" && watch["radius_m"] as? Double == 1000)
       let live = try SSEClient(port: port)
-      _ = await live.wait(timeout: 0.5) { _ in false }
+      // A live stream starts at the log's end when the server subscribes it: before that,
+      // the import's event would be missed, however long a fixed wait.
+      #expect(await live.waitUntilSubscribed())
 
       // Imported inside: one event; outside: none.
       let inside = #"[{"id":"in","lat":10.001,"lon":20},{"id":"out","lat":11,"lon":20}]"#
       #expect(
         try await server.send("POST", "/v1/missions", contentType: "application/json", inside)
           .status == 201)
-      #expect(await live.wait(timeout: 5) { Self.objects($0, type: "mission_nearby").count == 1 })
+      #expect(await live.wait(timeout: 60) { Self.objects($0, type: "mission_nearby").count == 1 })
       // Moved out, then back in: a second one; a PUT that stays inside gives none.
       for lat in ["11", "10.001", "10.002"] {
         let moved = try await ServiceWorkersTests.json(
           server, "PUT", "/v1/missions/in", #"{"lat":\#(lat),"lon":20}"#)
         #expect(moved.status == 200, "\(moved.text)")
       }
-      #expect(await live.wait(timeout: 5) { Self.objects($0, type: "mission_nearby").count == 2 })
+      #expect(await live.wait(timeout: 60) { Self.objects($0, type: "mission_nearby").count == 2 })
       _ = await live.wait(timeout: 1) { _ in false }
       let nearby = Self.objects(live.events, type: "mission_nearby")
       #expect(nearby.count == 2)
@@ -135,7 +137,10 @@ struct ServiceWatchesTests {
         try await ServiceWorkersTests.json(server, "PUT", "/v1/workers/bo", "{}").status == 201)
       let onlyBo = try SSEClient(port: port, path: "/v1/events?worker_id=bo")
       let onlyLocal = try SSEClient(port: port, path: "/v1/events?worker_id=local")
-      _ = await onlyBo.wait(timeout: 0.5) { _ in false }
+      // Both subscribed before the missions start: the walks are replayed as fast as
+      // possible, so a stream subscribed a moment late would miss their `enter`.
+      #expect(await onlyBo.waitUntilSubscribed())
+      #expect(await onlyLocal.waitUntilSubscribed())
       #expect(
         try await ServiceWorkersTests.json(
           server, "POST", "/v1/missions/sig-102/accept", #"{"worker_id":"bo"}"#
@@ -144,26 +149,25 @@ struct ServiceWatchesTests {
       #expect(try await server.request("POST", "/v1/missions/sig-102/start").status == 200)
       #expect(try await server.request("POST", "/v1/missions/sig-101/start").status == 200)
       // Both arrive, each at its own fence, and each stream holds only its worker's events.
-      #expect(await onlyBo.wait(timeout: 30) { !Self.objects($0, type: "enter").isEmpty })
-      #expect(await onlyLocal.wait(timeout: 30) { !Self.objects($0, type: "enter").isEmpty })
+      // The walk passes other fences too, and may enter one before its own: the wait is for
+      // its own, not for the first `enter`.
       for (client, worker, mission) in [(onlyBo, "bo", "sig-102"), (onlyLocal, "local", "sig-101")]
       {
+        #expect(
+          await client.wait(timeout: 60) {
+            Self.objects($0, type: "enter").contains { $0["fence_id"] as? String == mission }
+          }, "\(worker) never entered \(mission)")
         let all = client.events.compactMap {
           (try? JSONSerialization.jsonObject(with: Data($0.data.utf8))) as? [String: Any]
         }
         #expect(!Self.objects(client.events, type: "fix").isEmpty)
         #expect(all.allSatisfy { $0["worker_id"] as? String == worker }, "\(worker)")
         #expect(all.allSatisfy { $0["mission_id"] as? String == mission }, "\(worker)")
-        // The walk passes other fences too: its own is among them.
-        #expect(
-          Self.objects(client.events, type: "enter").contains {
-            $0["fence_id"] as? String == mission
-          })
       }
       // The catch-up (`after=0`) is filtered alike and holds what the live stream had.
       let catchUp = try SSEClient(port: port, path: "/v1/events?worker_id=bo&after=0")
       let expected = onlyBo.events.count
-      #expect(await catchUp.wait(timeout: 5) { $0.count >= expected })
+      #expect(await catchUp.wait(timeout: 60) { $0.count >= expected })
       #expect(catchUp.events.map(\.data).prefix(expected) == onlyBo.events.map(\.data)[...])
       ServiceCheck.error(try await ServiceCheck.get(server, "/v1/events?worker_id=nobody"), 404)
       ServiceCheck.error(try await ServiceCheck.get(server, "/v1/events?worker_id=a%00b"), 422)

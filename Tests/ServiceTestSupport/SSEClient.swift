@@ -60,6 +60,14 @@ public final class SSEClient: @unchecked Sendable {
     return condition(events)
   }
 
+  /// Waits up to `timeout` seconds for the response's head; returns whether it came. The
+  /// server subscribes a stream before it answers, so from the head on the stream misses no
+  /// event: wait for this, not for a fixed time, before making the events a live stream
+  /// (one without `after=`) must carry. The default only guards against a hang.
+  public func waitUntilSubscribed(timeout: Double = 60) async -> Bool {
+    await wait(timeout: timeout) { _ in !head.isEmpty }
+  }
+
   /// Closes the connection (the reader thread ends).
   public func close() {
     lock.withLock { ended = true }
