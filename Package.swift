@@ -89,7 +89,7 @@ let package = Package(
       name: "MissionTrackBenchmarks",
       dependencies: [
         "CommandLineSupport", "MissionProximity", "MissionTracking", "TraceFormats",
-        "MissionFiles", "MissionStore", "PostgresStore", "TextRules",
+        "MissionFiles", "MissionStore", "PostgresStore", "TextRules", "Ingest",
       ]),
     .executableTarget(name: "missiontrack-bench", dependencies: ["MissionTrackBenchmarks"]),
     .testTarget(name: "TextRulesTests", dependencies: ["TextRules", "MissionProximity"]),

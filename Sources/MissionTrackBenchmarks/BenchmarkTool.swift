@@ -14,6 +14,7 @@ package enum BenchmarkTool {
     OneShotBenchmark.self,
     FleetBenchmark.self,
     PostgresImportBenchmark.self,
+    IngestDecodeBenchmark.self,
   ]
 
   /// The overview `--help` prints.

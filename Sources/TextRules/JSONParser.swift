@@ -127,19 +127,25 @@ package struct JSONParser {
 
   private mutating func string() throws(Failure) -> String {
     index += 1  // opening quote
-    // Most strings hold no escape: they are made from their bytes in one step.
+    // Most strings hold no escape: they are made from their bytes in one step, and when
+    // every byte is ASCII (`seen` has no high bit) without validating them again.
     let start = index
-    while index < bytes.count, bytes[index] != UInt8(ascii: "\""),
-      bytes[index] != UInt8(ascii: "\\"),
-      bytes[index] >= 0x20
-    {
+    var seen: UInt8 = 0
+    while index < bytes.count {
+      let b = bytes[index]
+      guard b != UInt8(ascii: "\""), b != UInt8(ascii: "\\"), b >= 0x20 else { break }
+      seen |= b
       index += 1
     }
     if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+      let end = index
       index += 1
-      guard let text = String(validating: bytes[start..<index - 1], as: UTF8.self) else {
-        throw fail("string is not valid UTF-8")
+      let text = bytes.withUnsafeBufferPointer { buffer -> String? in
+        let run = UnsafeBufferPointer(rebasing: buffer[start..<end])
+        return seen < 0x80
+          ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
       }
+      guard let text else { throw fail("string is not valid UTF-8") }
       return text
     }
     var out = Array(bytes[start..<index])
