@@ -67,14 +67,14 @@ struct TrackCommandLiveTests {
     // One connection while tracking, counted at gpsd's side. Polled: the count comes from
     // the system-wide /proc/net/tcp, where a transient socket was once seen beside ours
     // while the whole suite ran.
-    #expect(try await waitFor(5) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
+    #expect(try await waitFor(60) { GPSDHarness.clients(ofGPSDOn: port) == 1 })
 
     kill(track.processIdentifier, SIGTERM)
-    let exited = try await waitFor(20) { !track.isRunning }
+    let exited = try await waitFor(60) { !track.isRunning }
     #expect(exited)
     track.waitUntilExit()
     #expect(track.terminationStatus == 0)
-    #expect(try await waitFor(5) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
+    #expect(try await waitFor(60) { GPSDHarness.clients(ofGPSDOn: port) == 0 })
     let fixLines = printed().split(separator: "\n").filter { $0.contains(#""type":"fix""#) }
     let stored = try MissionDatabase(path: db)
     #expect(try stored.track(ofMission: "sig-101").count == fixLines.count)

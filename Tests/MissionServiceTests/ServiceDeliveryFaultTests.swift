@@ -81,7 +81,7 @@ extension ServeSuite {
           == 200)
       let stored = try sandbox.storedEvents().map(\.seq)
       #expect(!stored.isEmpty)
-      let allDead = await eventually(30) {
+      let allDead = await eventually(60) {
         (try? deliveries(server, refusedID, "dead").count) == stored.count
       }
       #expect(allDead, "dead: \((try? deliveries(server, refusedID, "dead")) ?? [])")
@@ -97,7 +97,7 @@ extension ServeSuite {
         Set(try deliveries(server, refusedID, "dead").compactMap { $0["seq"] as? Int })
           == Set(stored.map(Int.init)))
       // The healthy webhook got each event once, signed.
-      #expect(await eventually(10) { receiver.requests.count == stored.count })
+      #expect(await eventually(60) { receiver.requests.count == stored.count })
       #expect(receiver.requests.compactMap(Self.sequence) == stored)
       #expect(receiver.requests.allSatisfy { $0.signatureValid == true })
       // /metrics: ten failed attempts per event (the last one dead), the delivered ones, the

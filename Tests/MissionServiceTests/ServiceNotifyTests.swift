@@ -59,7 +59,12 @@ extension ServeSuite {
         ["--db", sandbox.databasePath], in: sandbox.directory,
         environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"])
       defer { server.stop() }
-      Thread.sleep(forTimeInterval: 1.6)
+      // Two watchdog pings (every 0.5 s with WATCHDOG_USEC=1 s), waited for rather than
+      // slept for: a loaded run may send them later than 1.6 s after the start.
+      let pinged = Date().addingTimeInterval(60)
+      while notify.received.filter({ $0.text == "WATCHDOG=1" }).count < 2, Date() < pinged {
+        usleep(20_000)
+      }
       let healthy = notify.received
       #expect(healthy.first?.text.hasPrefix("READY=1") == true)
       #expect(healthy.filter { $0.text == "WATCHDOG=1" }.count >= 2)
@@ -80,12 +85,18 @@ extension ServeSuite {
       try locker.run()
       _ = pipe.fileHandleForReading.availableData  // "locked"
       let lockedAt = Date()
-      let health = try RawHTTP.request(port: server.port, "GET", "/healthz", timeout: 15)
+      let health = try RawHTTP.request(port: server.port, "GET", "/healthz", timeout: 60)
       #expect(health.status == 503)
       #expect(health.text.contains("database not writable"))
       locker.waitUntilExit()
       let releasedAt = Date()
-      Thread.sleep(forTimeInterval: 1.5)
+      // Pings again once the lock is gone (waited for, as above).
+      let resumed = Date().addingTimeInterval(60)
+      while !notify.received.contains(where: { $0.text == "WATCHDOG=1" && $0.time > releasedAt }),
+        Date() < resumed
+      {
+        usleep(20_000)
+      }
       let all = notify.received
       let during = all.filter {
         $0.text == "WATCHDOG=1" && $0.time > lockedAt.addingTimeInterval(0.7)
@@ -95,7 +106,7 @@ extension ServeSuite {
       #expect(all.contains { $0.text == "WATCHDOG=1" && $0.time > releasedAt })
       #expect(server.stop().status == 0)
       // The datagram is read on the socket's own thread: give it a moment.
-      let deadline = Date().addingTimeInterval(2)
+      let deadline = Date().addingTimeInterval(60)
       while !notify.received.contains(where: { $0.text.hasPrefix("STOPPING=1") }), Date() < deadline
       {
         usleep(20_000)

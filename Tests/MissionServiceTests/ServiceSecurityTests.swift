@@ -19,7 +19,8 @@ extension ServeSuite {
       -> (status: Int32, out: String, err: String)
     {
       let listen = arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]
-      return try sandbox.cli(["serve"] + listen + arguments, timeout: 10)
+      // Killed after 60 s: only a guard against a serve that does not refuse.
+      return try sandbox.cli(["serve"] + listen + arguments, timeout: 60)
     }
 
     @Test func listensOnLoopbackByDefault() throws {

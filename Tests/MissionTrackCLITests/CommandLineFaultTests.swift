@@ -106,11 +106,19 @@ struct CommandLineFaultTests {
         "replay", CLISandbox.walkGPX, "--mission", "sig-101", "--speed", "1", "--db",
         box.databasePath,
       ], in: box.directory, tag: "replay")
-    try await Task.sleep(for: .seconds(3))
+    // Signalled once it has produced lines, not after a fixed 3 s that a loaded run may
+    // spend starting it.
+    let produced = Date().addingTimeInterval(60)
+    while Date() < produced,
+      !((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("\n")
+    {
+      try await Task.sleep(for: .milliseconds(50))
+    }
     process.terminate()
-    // It stops at once (the walk would take 17 minutes), dying of the signal or exiting.
+    // It stops at once (the walk would take 17 minutes), dying of the signal or exiting; the
+    // 60 s only guard against a hang.
     var waited = 0
-    while process.isRunning && waited < 100 {
+    while process.isRunning && waited < 600 {
       try await Task.sleep(for: .milliseconds(100))
       waited += 1
     }

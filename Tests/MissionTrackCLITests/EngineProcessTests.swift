@@ -15,9 +15,10 @@ import Testing
     return (process.terminationStatus, box.read("\(tag).out"), box.read("\(tag).err"))
   }
 
-  /// Waits (at most 30 s) until `file` in the sandbox contains `text`.
+  /// Waits (at most 60 s, a guard against a hang) until `file` in the sandbox contains
+  /// `text`.
   static func waitFor(_ text: String, in file: String, of box: CLISandbox) async throws {
-    let deadline = Date().addingTimeInterval(30)
+    let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, !box.read(file).contains(text) {
       try await Task.sleep(for: .milliseconds(20))
     }
@@ -26,7 +27,7 @@ import Testing
 
   static func stop(_ process: Process, _ signal: Int32 = SIGTERM) async throws {
     kill(process.processIdentifier, signal)
-    let deadline = Date().addingTimeInterval(20)
+    let deadline = Date().addingTimeInterval(60)
     while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()

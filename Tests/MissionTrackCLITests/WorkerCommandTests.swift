@@ -156,7 +156,7 @@ import TextRules
     #expect(refused.err.contains("(missiontrack serve)"))
     #expect(await box.run(["missions", "start", "ma"]).status == 0)
     let stored = try MissionDatabase(path: db)
-    let deadline = Date().addingTimeInterval(30)
+    let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, try stored.mission(id: "ma")?.state != .arrived {
       try await Task.sleep(for: .milliseconds(50))
     }
