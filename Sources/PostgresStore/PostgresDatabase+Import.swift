@@ -171,11 +171,11 @@ extension PostgresDatabase {
       try connection.execute("DROP INDEX \(name)")
       definitions.append(definition)
     }
-    if !definitions.isEmpty {
-      // One sort of the whole table per index instead of a million descents; the memory is
-      // this transaction's only.
-      try connection.execute("SET LOCAL maintenance_work_mem = '256MB'")
-    }
+    // The index builds work in memory, and the change log's statement trigger keeps the
+    // inserted rows and sorts their ids in memory instead of spilling them to temporary
+    // files (the default 4 MB holds a few thousand rows); for this transaction only.
+    try connection.execute(
+      "SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL work_mem = '256MB'")
     return definitions
   }
 }
