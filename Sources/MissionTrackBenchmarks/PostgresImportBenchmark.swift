@@ -22,7 +22,8 @@ enum PostgresImportBenchmark: Benchmark {
       Reads M.csv (as Tools/gen-missions writes it) into validated records, then imports
       them into the database --db names, which must hold no missions (the schema is
       created when missing): one COPY into a temporary table and one INSERT … SELECT, in
-      one transaction. Then imports the same file into a new SQLite database in a
+      one transaction; into this empty store the GiST and other non-unique indexes are
+      built once after the insert. Then imports the same file into a new SQLite database in a
       temporary directory, for comparison. Target: 1,000,000 missions in <= 15 s.
       Tools/bench-postgres-import starts a private PostgreSQL and runs this.
 

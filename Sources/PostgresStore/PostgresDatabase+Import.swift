@@ -5,6 +5,11 @@ import MissionTracking
 /// Bulk import: records go to the server with one `COPY … FROM STDIN` into a temporary
 /// table, then into `missions` with one `INSERT … SELECT`, all in one transaction (all or
 /// nothing; the change log gets one set insert and other nodes one `NOTIFY`).
+///
+/// A large import into an empty store builds the secondary indexes once after the insert
+/// instead of maintaining them row by row (the GiST index on the geography is most of a
+/// million-row import otherwise). That needs the table locked against readers until the
+/// commit, which only an empty store can afford.
 extension PostgresDatabase {
   /// Imports validated records (`MissionFileReader.records`), all or nothing.
   ///
@@ -40,6 +45,10 @@ extension PostgresDatabase {
   /// Rows per `COPY` data message: large enough that libpq's buffer does the batching.
   private static let rowsPerChunk = 4096
 
+  /// Records from which an import into an empty store rebuilds the indexes after the insert
+  /// (below it, blocking readers of the empty table is not worth the few milliseconds).
+  static let indexRebuildMinimum = 10_000
+
   private func importRows<Rows: Sequence<(Mission, String, Int)>>(
     _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date
   ) async throws -> PostgresImportSummary {
@@ -59,65 +68,115 @@ extension PostgresDatabase {
         _ = try connection.copy(
           "COPY mission_import FROM STDIN",
           from: CopyChunks(rows: rows, perChunk: Self.rowsPerChunk))
-        if let refused = try connection.query(
-          """
-          SELECT i.line, i.id, m.state FROM mission_import i JOIN missions m USING (id)
-          WHERE NOT :replace OR m.state IN ('active', 'arrived')
-          ORDER BY i.line LIMIT 1
-          """, ["replace": replacingExisting]
-        ).firstRow {
+        let rebuilt =
+          try count >= Self.indexRebuildMinimum ? Self.dropIndexesIfEmpty(connection) : []
+        if rebuilt.isEmpty,
+          let refused = try connection.query(
+            """
+            SELECT i.line, i.id, m.state FROM mission_import i JOIN missions m USING (id)
+            WHERE NOT :replace OR m.state IN ('active', 'arrived')
+            ORDER BY i.line LIMIT 1
+            """, ["replace": replacingExisting]
+          ).firstRow
+        {
           throw PostgresImportError(
             line: Int(refused.int64("line") ?? 0), id: refused.string("id") ?? "",
             reason: replacingExisting
               ? "mission is \(refused.string("state") ?? "tracked"): it cannot be replaced"
               : "a mission with this id is already stored (import with replace to replace it)")
         }
-        do {
-          let select = """
-            SELECT id, title, lat, lon, radius_m, reward, currency, address,
-              mt_time(deadline_us), state,
-              coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
-                'submitted', 'completed') THEN 'local' END),
-              properties::json, mt_time(:updated)
-            FROM mission_import
-            """
-          let columns = """
-            INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
-              deadline, state, worker_id, properties, updated)
-            """
-          guard replacingExisting else {
-            // No stored id is among them (checked above): a plain insert, counted by the
-            // server, with nothing sent back.
-            let inserted = try connection.query(columns + select, ["updated": updated])
-            return PostgresImportSummary(
-              imported: inserted.affectedRows, new: inserted.affectedRows)
-          }
-          let counts = try connection.query(
-            """
-            WITH written AS (
-              \(columns) \(select)
-              ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
-                lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
-                currency = excluded.currency, address = excluded.address,
-                deadline = excluded.deadline, state = excluded.state,
-                worker_id = excluded.worker_id, properties = excluded.properties,
-                updated = excluded.updated
-              RETURNING (xmax = 0) AS inserted
-            )
-            SELECT count(*) AS total, count(*) FILTER (WHERE inserted) AS new FROM written
-            """, ["updated": updated])
-          return PostgresImportSummary(
-            imported: Int(counts.int64(0, "total") ?? 0), new: Int(counts.int64(0, "new") ?? 0))
-        } catch let error as PostgresError
-          where error.kind == .uniqueViolation
-          && error.constraint == "missions_one_tracked_per_worker"
-        {
-          throw PostgresImportError(
-            line: 0, id: "",
-            reason: "the import would give a worker a second tracked mission (active or arrived)")
-        }
+        let summary = try Self.insertImported(
+          replacingExisting: replacingExisting, updated: updated, connection)
+        for definition in rebuilt { try connection.execute(definition) }
+        return summary
       }
     }
+  }
+
+  /// Moves the rows of `mission_import` into `missions`.
+  private static func insertImported(
+    replacingExisting: Bool, updated: Int64, _ connection: PostgresConnection
+  ) throws -> PostgresImportSummary {
+    do throws(any Error) {
+      let select = """
+        SELECT id, title, lat, lon, radius_m, reward, currency, address,
+          mt_time(deadline_us), state,
+          coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
+            'submitted', 'completed') THEN 'local' END),
+          properties::json, mt_time(:updated)
+        FROM mission_import
+        """
+      let columns = """
+        INSERT INTO missions (id, title, lat, lon, radius_m, reward, currency, address,
+          deadline, state, worker_id, properties, updated)
+        """
+      guard replacingExisting else {
+        // No stored id is among them (checked above): a plain insert, counted by the
+        // server, with nothing sent back.
+        let inserted = try connection.query(columns + select, ["updated": updated])
+        return PostgresImportSummary(
+          imported: inserted.affectedRows, new: inserted.affectedRows)
+      }
+      let counts = try connection.query(
+        """
+        WITH written AS (
+          \(columns) \(select)
+          ON CONFLICT (id) DO UPDATE SET title = excluded.title, lat = excluded.lat,
+            lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
+            currency = excluded.currency, address = excluded.address,
+            deadline = excluded.deadline, state = excluded.state,
+            worker_id = excluded.worker_id, properties = excluded.properties,
+            updated = excluded.updated
+          RETURNING (xmax = 0) AS inserted
+        )
+        SELECT count(*) AS total, count(*) FILTER (WHERE inserted) AS new FROM written
+        """, ["updated": updated])
+      return PostgresImportSummary(
+        imported: Int(counts.int64(0, "total") ?? 0), new: Int(counts.int64(0, "new") ?? 0))
+    } catch let error as PostgresError
+      where error.kind == .uniqueViolation
+      && error.constraint == "missions_one_tracked_per_worker"
+    {
+      throw PostgresImportError(
+        line: 0, id: "",
+        reason: "the import would give a worker a second tracked mission (active or arrived)")
+    }
+  }
+
+  /// When `missions` is empty: locks it until the commit (so it stays empty and no reader
+  /// sees it without its indexes), drops its indexes that enforce nothing (not unique) and
+  /// returns their definitions, to be run again after the insert. Else `[]` (and no lock,
+  /// unless a writer got in between the check and the lock).
+  ///
+  /// The definitions come from the catalog, so the migrations stay their one owner; a
+  /// failed import rolls the drop back with everything else.
+  private static func dropIndexesIfEmpty(_ connection: PostgresConnection) throws -> [String] {
+    let emptyQuery = "SELECT NOT EXISTS (SELECT 1 FROM missions) AS empty"
+    guard try connection.query(emptyQuery).bool(0, "empty") == true else { return [] }
+    // The lock a `DROP INDEX` would take anyway, taken first so that no writer gets in
+    // between the check and the drop. Writers of other nodes wait for the commit.
+    try connection.execute("LOCK TABLE missions IN ACCESS EXCLUSIVE MODE")
+    guard try connection.query(emptyQuery).bool(0, "empty") == true else { return [] }
+    let indexes = try connection.query(
+      """
+      SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition
+      FROM pg_index WHERE indrelid = 'missions'::regclass AND NOT indisunique
+      ORDER BY indexrelid
+      """)
+    var definitions: [String] = []
+    for row in 0..<indexes.count {
+      guard let name = indexes.string(row, "name"),
+        let definition = indexes.string(row, "definition")
+      else { continue }
+      try connection.execute("DROP INDEX \(name)")
+      definitions.append(definition)
+    }
+    // The index builds work in memory, and the change log's statement trigger keeps the
+    // inserted rows and sorts their ids in memory instead of spilling them to temporary
+    // files (the default 4 MB holds a few thousand rows); for this transaction only.
+    try connection.execute(
+      "SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL work_mem = '256MB'")
+    return definitions
   }
 }
 

@@ -1,0 +1,100 @@
+import Foundation
+import MissionTracking
+import PostgresTestSupport
+import Testing
+
+@testable import PostgresStore
+
+/// The bulk import's path for a large import into an empty store, which drops the
+/// secondary indexes and builds them once after the insert: the result must be the one the
+/// row-by-row path gives, indexes included, and a refused import must leave them as they were.
+@Suite(
+  .enabled(
+    if: PostgresFixture.skipReason == nil,
+    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+struct PostgresImportTests {
+  /// Enough missions for the empty-store path, spread over a degree of latitude.
+  static let count = PostgresDatabase.indexRebuildMinimum
+
+  static func missions(_ count: Int = count) -> [Mission] {
+    (0..<count).map { Fixtures.mission("b\($0)", lat: 59 + Double($0) / Double(count)) }
+  }
+
+  /// The definitions of the indexes of `missions`, sorted.
+  static func indexes(_ connection: PostgresConnection) throws -> [String] {
+    let rows = try connection.query(
+      "SELECT indexdef FROM pg_indexes WHERE tablename = 'missions' ORDER BY indexdef")
+    return (0..<rows.count).compactMap { rows.string($0, "indexdef") }
+  }
+
+  @Test func aLargeImportIntoAnEmptyStoreEndsWithTheSameIndexes() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    let before = try Self.indexes(connection)
+    #expect(before.contains { $0.contains("USING gist (location)") })
+
+    let summary = try await store.insert(Self.missions())
+    #expect(summary == PostgresImportSummary(imported: Self.count, new: Self.count))
+    #expect(try Self.indexes(connection) == before)
+    // The rebuilt GiST index answers as a scan of the table does: the missions within 1 km
+    // of 59.5° N (about 180 of them).
+    func near(index: Bool) throws -> [String] {
+      try connection.execute(
+        index
+          ? "SET enable_seqscan = off; SET enable_bitmapscan = on; SET enable_indexscan = on"
+          : "SET enable_seqscan = on; SET enable_bitmapscan = off; SET enable_indexscan = off")
+      let rows = try connection.query(
+        """
+        SELECT id FROM missions
+        WHERE ST_DWithin(location, ST_SetSRID(ST_MakePoint(18.0686, 59.5), 4326)::geography, 1000)
+        ORDER BY id
+        """)
+      return (0..<rows.count).compactMap { rows.string($0, "id") }
+    }
+    let scanned = try near(index: false)
+    #expect(scanned.count > 100)
+    #expect(try near(index: true) == scanned)
+    let plan = try connection.query(
+      """
+      EXPLAIN SELECT id FROM missions
+      WHERE ST_DWithin(location, ST_SetSRID(ST_MakePoint(18.0686, 59.5), 4326)::geography, 1000)
+      """)
+    #expect(
+      (0..<plan.count).contains {
+        plan.string($0, "QUERY PLAN")?.contains("missions_location") == true
+      })
+    // Every mission reaches the change log, as on the row-by-row path.
+    let logged = try connection.query("SELECT count(DISTINCT id) AS n FROM mission_changes")
+    #expect(logged.int64(0, "n") == Int64(Self.count))
+  }
+
+  @Test func aRefusedLargeImportIntoAnEmptyStoreLeavesNothingAndTheIndexes() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    let before = try Self.indexes(connection)
+    var missions = Self.missions()
+    // Two tracked missions of `local`: refused by the partial unique index at the insert,
+    // after the other indexes were dropped.
+    missions[10] = Fixtures.mission("b10", state: .active)
+    missions[20] = Fixtures.mission("b20", state: .arrived)
+    await #expect(throws: PostgresImportError.self) { try await store.insert(missions) }
+    #expect(try Self.indexes(connection) == before)
+    #expect(try connection.query("SELECT count(*) AS n FROM missions").int64(0, "n") == 0)
+    #expect(try connection.query("SELECT count(*) AS n FROM mission_changes").int64(0, "n") == 0)
+  }
+
+  @Test func aLargeImportIntoAStoreHoldingMissionsStillNamesAStoredId() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await store.insert([Fixtures.mission("b7")])
+    do {
+      try await store.insert(Self.missions())
+      Issue.record("an import repeating a stored id was accepted")
+    } catch let error as PostgresImportError {
+      #expect(error.line == 8 && error.id == "b7")
+    }
+    let replaced = try await store.insert(Self.missions(), replacingExisting: true)
+    #expect(replaced.imported == Self.count && replaced.replaced == 1)
+  }
+}
