@@ -205,6 +205,72 @@ struct PostgresCommandTests {
     #expect(withoutLocal(postgres) == withoutLocal(sqlite), "\(what)")
   }
 
+  /// Runs `commands` in order on a fresh SQLite file and on a fresh PostgreSQL database,
+  /// both holding the demo missions, and expects byte-identical runs, command by command.
+  /// - Returns: The SQLite runs, for checks that the sequence did what it means to.
+  static func expectSameSequence(_ commands: [[String]]) throws -> [Run] {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    for store in [box.databasePath, uri] {
+      let imported = try run(box, ["missions", "import", CLISandbox.demoMissions, "--db", store])
+      #expect(imported.status == 0, "\(imported)")
+    }
+    return try commands.map { command in
+      let sqlite = try run(box, command + ["--db", box.databasePath])
+      let postgres = try run(box, command + ["--db", uri])
+      #expect(postgres == sqlite, "\(command.joined(separator: " "))")
+      return sqlite
+    }
+  }
+
+  /// The state of the missions after `commands`, as the read commands print it.
+  static let missionReadBack: [[String]] = [
+    ["missions", "list"], ["missions", "list", "--json"],
+    ["missions", "show", "--json", "sig-101"], ["missions", "show", "sig-102"],
+    ["missions", "show", "--json", "sig-104"], ["missions", "show", "--json", "sig-105"],
+  ]
+
+  @Test func lifecycleActionsAndTheirRefusalsPrintTheSameOnPostgreSQLAsOnSQLite() throws {
+    func at(_ minute: Int) -> [String] { ["--at", "2026-05-01T09:\(minute + 10):00Z"] }
+    let commands: [[String]] = [
+      ["missions", "accept", "sig-101"] + at(0),
+      // Already done: nothing changes.
+      ["missions", "accept", "sig-101"] + at(1),
+      // A take-over of an accepted mission.
+      ["missions", "accept", "sig-101", "--worker", "bo"] + at(2),
+      // An unknown worker.
+      ["missions", "accept", "sig-102", "--worker", "ghost"] + at(3),
+      ["missions", "accept", "sig-102", "--worker", "local"] + at(4),
+      ["missions", "start", "sig-101"] + at(5),
+      // A second start of one worker.
+      ["missions", "start", "sig-102"] + at(6),
+      ["missions", "start", "sig-101"] + at(7),
+      // Illegal transitions and an unknown mission.
+      ["missions", "complete", "sig-103"] + at(8),
+      ["missions", "start", "sig-104"] + at(9),
+      ["missions", "start", "no-such"] + at(10),
+      ["missions", "submit", "sig-101"] + at(11),
+      ["missions", "complete", "sig-101"] + at(12),
+      ["missions", "start", "sig-102"] + at(13),
+      ["missions", "cancel", "sig-102"] + at(14),
+      ["missions", "cancel", "sig-104"] + at(15),
+      ["missions", "cancel", "sig-104"] + at(16),
+      ["missions", "expire", "sig-105"] + at(17),
+      ["missions", "accept", "sig-105"] + at(18),
+    ]
+    let runs = try Self.expectSameSequence(commands + Self.missionReadBack)
+    // The sequence did what it means to (on both stores, as they agree).
+    let statuses = runs.prefix(commands.count).map(\.status)
+    #expect(statuses == [0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1])
+    #expect(runs[2].err.contains("cannot accept mission sig-101 for worker bo: worker local"))
+    #expect(runs[3].err.contains("unknown worker ghost"))
+    #expect(
+      runs[6].err.contains(
+        "cannot start mission sig-102: worker local already tracks mission sig-101"))
+    #expect(runs[10].err.contains("no mission with id 'no-such'"))
+    #expect(runs[commands.count + 2].out.contains("\"state\":\"completed\""))
+  }
+
   @Test func aDuplicateImportIsRefusedWithItsLineAndStoresNothing() throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
@@ -288,8 +354,6 @@ struct PostgresCommandTests {
     #expect(
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
-      (["missions", "accept", "sig-101"], "missions accept"),
-      (["missions", "cancel", "sig-101"], "missions cancel"),
       (["workers", "list"], "workers list"),
       (["workers", "add", "bo"], "workers add"),
       (["webhooks", "list"], "webhooks list"),
