@@ -11,8 +11,8 @@ import PostgresStore
 /// A `postgresql://` or `postgres://` URI (any libpq connection URI, DESIGN §10) selects
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
-/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, and the
-/// engine's `TrackingStore` for the lifecycle actions); the others open the SQLite file with
+/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, the engine's
+/// `TrackingStore` for the lifecycle actions, `WorkerStore` for `workers`); the others open the SQLite file with
 /// `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
@@ -61,7 +61,7 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
-    -> any MissionCatalogStore & TrackingStore
+    -> any MissionCatalogStore & TrackingStore & WorkerStore
   {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)

@@ -206,10 +206,16 @@ struct PostgresCommandTests {
   }
 
   /// Runs `commands` in order on a fresh SQLite file and on a fresh PostgreSQL database,
-  /// both holding the demo missions, and expects byte-identical runs, command by command.
+  /// both holding the demo missions (and `files` written into the sandbox), and expects
+  /// byte-identical runs, command by command.
   /// - Returns: The SQLite runs, for checks that the sequence did what it means to.
-  static func expectSameSequence(_ commands: [[String]]) throws -> [Run] {
+  static func expectSameSequence(_ commands: [[String]], files: [String: String] = [:]) throws
+    -> [Run]
+  {
     let box = try CLISandbox()
+    for (name, text) in files {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: box.path(name)))
+    }
     let uri = try PostgresTestCluster.shared.get().createDatabase()
     for store in [box.databasePath, uri] {
       let imported = try run(box, ["missions", "import", CLISandbox.demoMissions, "--db", store])
@@ -269,6 +275,63 @@ struct PostgresCommandTests {
         "cannot start mission sig-102: worker local already tracks mission sig-101"))
     #expect(runs[10].err.contains("no mission with id 'no-such'"))
     #expect(runs[commands.count + 2].out.contains("\"state\":\"completed\""))
+  }
+
+  @Test func workersCommandsAndTheirRefusalsPrintTheSameOnPostgreSQLAsOnSQLite() throws {
+    let at = ["--at", "2026-05-01T09:00:00Z"]
+    let commands: [[String]] = [
+      [
+        "workers", "add", "bo", "--name", "Bo Ek", "--device", "owntracks:bo/phone",
+        "--secret-file", "bo.secret", "--device", "osmand:4711",
+      ],
+      ["workers", "add", "al", "--device", "overland:al-phone"],
+      // A taken device, a device listed twice.
+      ["workers", "add", "cy", "--device", "owntracks:bo/phone"],
+      ["workers", "add", "cy", "--device", "osmand:9", "--device", "osmand:9"],
+      ["workers", "add", "cy", "--name", "Cy"],
+      ["workers", "list"], ["workers", "list", "--json"],
+      ["workers", "show", "bo"], ["workers", "show", "--json", "bo"],
+      // An unknown worker.
+      ["workers", "show", "ghost"],
+      ["missions", "accept", "sig-101", "--worker", "bo"] + at,
+      // A take-over of an accepted mission.
+      ["missions", "accept", "sig-101", "--worker", "al"] + at,
+      ["missions", "accept", "sig-102", "--worker", "bo"] + at,
+      ["missions", "accept", "sig-103", "--worker", "al"] + at,
+      ["missions", "accept", "sig-104", "--worker", "ghost"] + at,
+      ["missions", "start", "sig-101"] + at,
+      // A second start of one worker; another worker's start.
+      ["missions", "start", "sig-102"] + at,
+      ["missions", "start", "sig-103"] + at,
+      ["workers", "list"], ["workers", "list", "--json"], ["workers", "show", "--json", "al"],
+      // Removal of a worker with a tracked mission, of `local`, of an unknown worker.
+      ["workers", "remove", "bo"], ["workers", "remove", "local"],
+      ["workers", "remove", "ghost"],
+      ["workers", "remove", "cy"], ["workers", "remove", "cy"],
+      // Replacing a worker drops its devices; the freed device can be registered again.
+      ["workers", "add", "bo", "--name", "Bo"],
+      ["workers", "add", "al", "--device", "owntracks:bo/phone"],
+      // A worker id in NFD names the NFC one.
+      ["workers", "add", "\u{e9}va"], ["workers", "show", "--json", "e\u{301}va"],
+      ["workers", "list", "--json"],
+    ]
+    let runs = try Self.expectSameSequence(
+      commands + Self.missionReadBack, files: ["bo.secret": "s3cret\n"])
+    let statuses = runs.prefix(commands.count).map(\.status)
+    #expect(
+      statuses == [
+        0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0,
+        0, 0,
+      ])
+    #expect(runs[2].err.contains("device owntracks:bo/phone is registered to worker 'bo'"))
+    #expect(runs[3].err.contains("device osmand:9 is listed twice"))
+    #expect(runs[11].err.contains("cannot accept mission sig-101 for worker al: worker bo"))
+    #expect(
+      runs[16].err.contains(
+        "cannot start mission sig-102: worker bo already tracks mission sig-101"))
+    #expect(runs[21].err.contains("worker 'bo' tracks mission 'sig-101'"))
+    #expect(runs[19].out.contains("\"tracked_mission\":\"sig-103\""))
+    #expect(!runs.contains { $0.out.contains("s3cret") })
   }
 
   @Test func aDuplicateImportIsRefusedWithItsLineAndStoresNothing() throws {
@@ -354,8 +417,6 @@ struct PostgresCommandTests {
     #expect(
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
-      (["workers", "list"], "workers list"),
-      (["workers", "add", "bo"], "workers add"),
       (["webhooks", "list"], "webhooks list"),
       (["export", "sig-101", "--format", "gpx"], "export"),
       (["report", "sig-101", "-o", "r.svg"], "report"),
