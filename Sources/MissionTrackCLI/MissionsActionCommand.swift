@@ -133,14 +133,9 @@ enum MissionsActionCommand {
       guard let mission = try await store.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(oneLine(id))'")
       }
-      guard
-        let transition = try MissionLifecycle(mission: mission).transition(
-          for: action, at: time, worker: worker.map(Identifier.normalized))
-      else {
-        return MissionTransition(
-          missionID: id, action: action, from: mission.state, to: mission.state, time: time,
-          workerID: mission.workerID)
-      }
+      let transition = try MissionLifecycle(mission: mission).outcome(
+        of: action, at: time, worker: worker.map(Identifier.normalized))
+      guard transition.from != transition.to else { return transition }
       do {
         try await store.commit(transition)
         return transition
