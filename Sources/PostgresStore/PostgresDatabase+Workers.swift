@@ -56,8 +56,8 @@ extension PostgresDatabase: WorkerStore {
   /// Removes worker `id` and its devices (in one transaction).
   /// - Returns: false when there is no such worker.
   /// - Throws: `WorkerRefusal.invalidWorker` for `local`, `.workerTracking` while the worker
-  ///   has a tracked mission (nothing removed), `PostgresError` (also while missions it
-  ///   accepted reference it: the schema's foreign key keeps their history's worker).
+  ///   has a tracked mission (nothing removed), `PostgresError`. The missions it accepted
+  ///   keep its id (their history).
   package func removeWorker(_ id: String) async throws -> Bool {
     let id = try WorkerRefusal.removable(id)
     return try await withConnection { connection in

@@ -308,6 +308,9 @@ struct PostgresCommandTests {
       ["workers", "remove", "bo"], ["workers", "remove", "local"],
       ["workers", "remove", "ghost"],
       ["workers", "remove", "cy"], ["workers", "remove", "cy"],
+      // A worker that accepted missions is removed; its missions keep its id.
+      ["missions", "submit", "sig-103"] + at, ["workers", "remove", "al"],
+      ["missions", "show", "sig-103"], ["missions", "accept", "sig-105", "--worker", "al"] + at,
       // Replacing a worker drops its devices; the freed device can be registered again.
       ["workers", "add", "bo", "--name", "Bo"],
       ["workers", "add", "al", "--device", "owntracks:bo/phone"],
@@ -321,7 +324,7 @@ struct PostgresCommandTests {
     #expect(
       statuses == [
         0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0,
-        0, 0,
+        1, 0, 0, 0, 0, 0,
       ])
     #expect(runs[2].err.contains("device owntracks:bo/phone is registered to worker 'bo'"))
     #expect(runs[3].err.contains("device osmand:9 is listed twice"))
@@ -331,6 +334,8 @@ struct PostgresCommandTests {
         "cannot start mission sig-102: worker bo already tracks mission sig-101"))
     #expect(runs[21].err.contains("worker 'bo' tracks mission 'sig-101'"))
     #expect(runs[19].out.contains("\"tracked_mission\":\"sig-103\""))
+    #expect(runs[27].err.contains("worker al removed") && runs[28].out.contains("worker     al"))
+    #expect(runs[29].err.contains("unknown worker al"))
     #expect(!runs.contains { $0.out.contains("s3cret") })
   }
 
