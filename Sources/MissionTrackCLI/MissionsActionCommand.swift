@@ -52,7 +52,7 @@ enum MissionsActionCommand {
         missiontrack missions \(word) - \(summary(of: action))
 
       SYNOPSIS
-        missiontrack missions \(word) ID\(action == .accept ? " [--worker W]" : "") [--at TIME] [--db PATH]
+        missiontrack missions \(word) ID\(action == .accept ? " [--worker W]" : "") [--at TIME] [--db PATH|URI]
 
       DESCRIPTION
         Applies the lifecycle action '\(word)' to mission ID in one transaction: the new

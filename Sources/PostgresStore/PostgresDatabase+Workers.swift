@@ -21,6 +21,19 @@ extension PostgresDatabase: WorkerStore {
   ///   a device registered to another worker (nothing is changed), `PostgresError`.
   package func putWorker(_ worker: Worker) async throws {
     let worker = try WorkerRefusal.checked(worker)
+    do {
+      try await write(worker)
+    } catch let error as PostgresError
+      where error.kind == .uniqueViolation && error.constraint == "worker_devices_pkey"
+    {
+      // Another node registered the device between the look-up and the insert: once more,
+      // the look-up now names its worker.
+      try await write(worker)
+    }
+  }
+
+  /// The upsert of a checked worker and its devices, refusing a device another worker has.
+  private func write(_ worker: Worker) async throws {
     try await withConnection { connection in
       try connection.transaction {
         try connection.query(
