@@ -52,8 +52,7 @@ extension MissionDatabase {
   ///   `StoreError.deviceTaken` when a device is registered to another worker (nothing is
   ///   changed); another `StoreError`.
   package func putWorker(_ worker: Worker) throws {
-    let worker = try Self.storeError { () throws(WorkerRefusal) in try WorkerRefusal.checked(worker)
-    }
+    let worker = try Self.storeError(WorkerRefusal.checked, worker)
     let id = worker.id
     try withConnection { connection in
       try connection.transaction {
@@ -94,7 +93,7 @@ extension MissionDatabase {
   /// - Throws: `StoreError.invalidWorker` for `local`, which always exists;
   ///   `StoreError.workerTracking` while the worker has a tracked mission (nothing removed).
   package func removeWorker(_ id: String) throws -> Bool {
-    let id = try Self.storeError { () throws(WorkerRefusal) in try WorkerRefusal.removable(id) }
+    let id = try Self.storeError(WorkerRefusal.removable, id)
     return try withConnection { connection in
       try commitPendingLocked(connection)
       return try connection.transaction {
@@ -159,13 +158,13 @@ extension MissionDatabase {
     }
   }
 
-  /// Runs one of `WorkerRefusal`'s rules, its refusal as the `StoreError` of the same case
-  /// (which the service maps to its status).
-  private static func storeError<T>(_ rule: () throws(WorkerRefusal) -> T) throws(StoreError)
-    -> T
-  {
+  /// Runs one of `WorkerRefusal`'s rules on `value`, its refusal as the `StoreError` of the
+  /// same case (which the service maps to its status).
+  private static func storeError<Value, Result>(
+    _ rule: (Value) throws(WorkerRefusal) -> Result, _ value: Value
+  ) throws(StoreError) -> Result {
     do {
-      return try rule()
+      return try rule(value)
     } catch {
       switch error {
       case .invalidWorker(let id, let reason): throw .invalidWorker(id: id, reason: reason)
