@@ -43,7 +43,8 @@ let package = Package(
     .target(name: "Ingest", dependencies: ["MissionTracking", "TextRules"]),
     // What the commands that import and read missions ask of a store
     // (`MissionCatalogStore`), met by SQLite and PostgreSQL alike.
-    .target(name: "MissionCatalog", dependencies: ["MissionFiles", "MissionTracking"]),
+    .target(
+      name: "MissionCatalog", dependencies: ["MissionFiles", "MissionTracking", "TextRules"]),
     // Persistence: SQLite, the schema, imports of the records MissionFiles reads.
     .target(
       name: "MissionStore",

@@ -35,15 +35,9 @@ extension MissionDatabase {
         guard let mission = try missionLocked(id, connection) else {
           throw StoreError.missionNotFound(id)
         }
-        guard
-          let transition = try MissionLifecycle(mission: mission).transition(
-            for: action, at: time, worker: worker.map(Identifier.normalized))
-        else {
-          return MissionTransition(
-            missionID: id, action: action, from: mission.state, to: mission.state, time: time,
-            workerID: mission.workerID)
-        }
-        try commitTransitionLocked(transition, connection)
+        let transition = try MissionLifecycle(mission: mission).outcome(
+          of: action, at: time, worker: worker.map(Identifier.normalized))
+        if transition.from != transition.to { try commitTransitionLocked(transition, connection) }
         return transition
       }
     }

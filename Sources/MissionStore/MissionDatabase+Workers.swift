@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionTracking
 import TextRules
 
@@ -51,19 +52,8 @@ extension MissionDatabase {
   ///   `StoreError.deviceTaken` when a device is registered to another worker (nothing is
   ///   changed); another `StoreError`.
   package func putWorker(_ worker: Worker) throws {
-    let id = try Self.checkedWorkerID(worker.id)
-    var seen: Set<String> = []
-    for device in worker.devices {
-      if let problem = Identifier.problem(with: device.deviceID) {
-        throw StoreError.invalidWorker(
-          id: id, reason: "device id '\(oneLine(device.deviceID, limit: 64))' \(problem)")
-      }
-      let key = device.ingestProtocol.rawValue + ":" + Identifier.normalized(device.deviceID)
-      guard seen.insert(key).inserted else {
-        throw StoreError.invalidWorker(
-          id: id, reason: "device \(oneLine(key, limit: 80)) is listed twice")
-      }
-    }
+    let worker = try Self.storeError(WorkerRefusal.checked, worker)
+    let id = worker.id
     try withConnection { connection in
       try connection.transaction {
         let upsert = try connection.cached(
@@ -77,7 +67,7 @@ extension MissionDatabase {
         try clear.bind(["id": id])
         try clear.run()
         for device in worker.devices {
-          let deviceID = Identifier.normalized(device.deviceID)
+          let deviceID = device.deviceID
           if let owner = try deviceOwnerLocked(device.ingestProtocol, deviceID, connection) {
             throw StoreError.deviceTaken(
               protocol: device.ingestProtocol, deviceID: deviceID, worker: owner)
@@ -103,11 +93,7 @@ extension MissionDatabase {
   /// - Throws: `StoreError.invalidWorker` for `local`, which always exists;
   ///   `StoreError.workerTracking` while the worker has a tracked mission (nothing removed).
   package func removeWorker(_ id: String) throws -> Bool {
-    let id = Identifier.normalized(id)
-    guard id != Worker.localID else {
-      throw StoreError.invalidWorker(
-        id: id, reason: "the rig's own receiver always exists and cannot be removed")
-    }
+    let id = try Self.storeError(WorkerRefusal.removable, id)
     return try withConnection { connection in
       try commitPendingLocked(connection)
       return try connection.transaction {
@@ -172,6 +158,24 @@ extension MissionDatabase {
     }
   }
 
+  /// Runs one of `WorkerRefusal`'s rules on `value`, its refusal as the `StoreError` of the
+  /// same case (which the service maps to its status).
+  private static func storeError<Value, Result>(
+    _ rule: (Value) throws(WorkerRefusal) -> Result, _ value: Value
+  ) throws(StoreError) -> Result {
+    do {
+      return try rule(value)
+    } catch {
+      switch error {
+      case .invalidWorker(let id, let reason): throw .invalidWorker(id: id, reason: reason)
+      case .deviceTaken(let kind, let deviceID, let worker):
+        throw .deviceTaken(protocol: kind, deviceID: deviceID, worker: worker)
+      case .workerTracking(let worker, let mission):
+        throw .workerTracking(worker: worker, mission: mission)
+      }
+    }
+  }
+
   /// Whether worker `id` (in NFC) is stored.
   func workerExistsLocked(_ id: String, _ connection: SQLiteConnection) throws -> Bool {
     let select = try connection.cached("SELECT 1 FROM workers WHERE id = :id")
@@ -229,3 +233,6 @@ extension MissionDatabase {
     return devices
   }
 }
+
+/// The `workers` commands' store contract, met by the methods above.
+extension MissionDatabase: WorkerStore {}

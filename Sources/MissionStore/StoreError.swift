@@ -1,3 +1,4 @@
+import MissionCatalog
 import MissionFiles
 import MissionTracking
 import TextRules
@@ -126,13 +127,11 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       "worker \(oneLine(worker)) on database \(database) is already being tracked by "
         + "\(oneLine(holder)); only one process may track a worker at a time"
     case .invalidWorker(let id, let reason):
-      "invalid worker '\(oneLine(id, limit: 64))': \(reason)"
+      WorkerRefusal.invalidWorker(id: id, reason: reason).description
     case .deviceTaken(let kind, let deviceID, let worker):
-      "device \(kind.rawValue):\(oneLine(deviceID)) is registered to worker "
-        + "'\(oneLine(worker))'"
+      WorkerRefusal.deviceTaken(protocol: kind, deviceID: deviceID, worker: worker).description
     case .workerTracking(let worker, let mission):
-      "worker '\(oneLine(worker))' tracks mission '\(oneLine(mission))': submit or cancel it "
-        + "before you remove the worker"
+      WorkerRefusal.workerTracking(worker: worker, mission: mission).description
     case .invalidWatch(let id, let reason): "invalid watch '\(oneLine(id, limit: 64))': \(reason)"
     case .invalidWebhook(let reason): "invalid webhook: \(oneLine(reason))"
     case .webhookNotFound(let id): "no webhook with id '\(oneLine(id, limit: 64))'"

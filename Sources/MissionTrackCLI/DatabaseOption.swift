@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import MissionCatalog
 import MissionStore
+import MissionTracking
 import PostgresStore
 
 /// The `--db PATH|URI` option, taken before the other arguments are checked so that a usage
@@ -10,8 +11,10 @@ import PostgresStore
 /// A `postgresql://` or `postgres://` URI (any libpq connection URI, DESIGN §10) selects
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
-/// either store open it with `openCatalog(mustExist:readOnly:)`; the others open the SQLite
-/// file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
+/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, the engine's
+/// `TrackingStore` for the lifecycle actions, `WorkerStore` for `workers`); the others open
+/// the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in
+/// one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
@@ -59,7 +62,7 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
-    -> any MissionCatalogStore
+    -> any MissionCatalogStore & TrackingStore & WorkerStore
   {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)

@@ -1,5 +1,7 @@
 import CommandLineSupport
 import Foundation
+import MissionCatalog
+import MissionFiles
 import MissionTracking
 import TextRules
 
@@ -50,7 +52,7 @@ enum MissionsActionCommand {
         missiontrack missions \(word) - \(summary(of: action))
 
       SYNOPSIS
-        missiontrack missions \(word) ID\(action == .accept ? " [--worker W]" : "") [--at TIME] [--db PATH]
+        missiontrack missions \(word) ID\(action == .accept ? " [--worker W]" : "") [--at TIME] [--db PATH|URI]
 
       DESCRIPTION
         Applies the lifecycle action '\(word)' to mission ID in one transaction: the new
@@ -69,7 +71,9 @@ enum MissionsActionCommand {
 
       OPTIONS\(action == .accept ? "\n  --worker W   The accepting worker (default local)." : "")
         --at TIME    When it happened, RFC 3339 (default now), e.g. 2026-05-01T09:00:00Z.
-        --db PATH    The database (default missiontrack.sqlite).
+        --db PATH|URI
+                     The database (default missiontrack.sqlite), or a PostgreSQL URI
+                     (postgresql://USER@HOST:PORT/DB).
 
       EXIT STATUS
         0 done (or already done), 1 illegal action, unknown mission or worker, a second
@@ -95,12 +99,12 @@ enum MissionsActionCommand {
     let worker = action == .accept ? try arguments.workerOption() : nil
     let db = try DatabaseOption(&arguments)
     let id = try arguments.missionID()
-    let database = try db.open(for: "missions \(action.rawValue)")
+    let database = try db.openCatalog()
     try await db.expireDue(database)
-    let transition = try CLIError.runtime {
-      try database.apply(action, toMission: id, worker: worker, at: time)
+    let transition = try await CLIError.asyncRuntime {
+      try await apply(action, toMission: id, worker: worker, at: time, in: database)
     }
-    try CLIError.runtime { try database.close() }
+    try await CLIError.asyncRuntime { try await database.close() }
     if transition.from == transition.to {
       console.err("\(id): already \(transition.to.rawValue), nothing changed")
     } else {
@@ -108,5 +112,36 @@ enum MissionsActionCommand {
       console.out(transition.event.jsonLine)
     }
     return 0
+  }
+
+  /// Applies `action` to stored mission `id` on either store: the lifecycle decides on the
+  /// stored mission (`MissionLifecycle`), the store records the transition compare-and-set
+  /// (`TrackingStore.commit`), which refuses an unknown worker and a second tracked mission
+  /// of one worker. A mission another process changed between the read and the commit is
+  /// read and decided again.
+  /// - Returns: The transition; `from == to` when the action had already taken effect
+  ///   (nothing recorded).
+  /// - Throws: `CLIError.failure` for an unknown mission; `TrackingError` (illegal action,
+  ///   accepted by another worker, unknown worker, worker busy); a store error.
+  static func apply(
+    _ action: MissionAction, toMission id: String, worker: String?, at time: Date,
+    in store: any MissionCatalogStore & TrackingStore
+  ) async throws -> MissionTransition {
+    let id = MissionID.normalized(id)
+    var attempts = 0
+    while true {
+      guard let mission = try await store.mission(id: id) else {
+        throw CLIError.failure("no mission with id '\(oneLine(id))'")
+      }
+      let transition = try MissionLifecycle(mission: mission).outcome(
+        of: action, at: time, worker: worker.map(Identifier.normalized))
+      guard transition.from != transition.to else { return transition }
+      do {
+        try await store.commit(transition)
+        return transition
+      } catch TrackingError.changedElsewhere where attempts < 3 {
+        attempts += 1
+      }
+    }
   }
 }

@@ -21,12 +21,12 @@ enum MissionsCommand: Command {
         missiontrack missions - manage the missions in the database
 
       SYNOPSIS
-        missiontrack missions SUBCOMMAND [OPTIONS] [--db PATH]
+        missiontrack missions SUBCOMMAND [OPTIONS] [--db PATH|URI]
 
       DESCRIPTION
         Missions are paid field jobs at a place, each with a circular geofence. They live in
-        the SQLite database given by --db (default missiontrack.sqlite in the working
-        directory). Lifecycle: open → accepted → active → arrived → submitted → completed,
+        the database given by --db: an SQLite file (default missiontrack.sqlite in the
+        working directory) or a PostgreSQL URI (postgresql://USER@HOST:PORT/DB). Lifecycle: open → accepted → active → arrived → submitted → completed,
         plus cancelled (from open, accepted, active, arrived) and expired (from open,
         accepted). arrived is reached automatically by tracking (replay, track).
 

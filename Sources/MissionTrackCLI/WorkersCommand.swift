@@ -1,6 +1,6 @@
 import CommandLineSupport
 import Foundation
-import MissionStore
+import MissionCatalog
 import MissionTracking
 import TextRules
 
@@ -15,11 +15,11 @@ enum WorkersCommand: Command {
       missiontrack workers - the workers of the database
 
     SYNOPSIS
-      missiontrack workers list [--json] [--db PATH]
+      missiontrack workers list [--json] [--db PATH|URI]
       missiontrack workers add W [--name N] [--device PROTOCOL:ID [--secret-file F]]...
-                               [--db PATH]
-      missiontrack workers show [--json] [--db PATH] [--] W
-      missiontrack workers remove [--db PATH] [--] W
+                               [--db PATH|URI]
+      missiontrack workers show [--json] [--db PATH|URI] [--] W
+      missiontrack workers remove [--db PATH|URI] [--] W
 
     DESCRIPTION
       A worker is a person or rig that carries a receiver. A mission gets its worker when
@@ -50,7 +50,8 @@ enum WorkersCommand: Command {
       --device PROTOCOL:ID     A device, e.g. owntracks:bo/phone (repeatable).
       --secret-file F          The secret of the --device before it.
       --json                   JSON lines instead of text.
-      --db PATH                The database (default missiontrack.sqlite).
+      --db PATH|URI            The database (default missiontrack.sqlite), or a PostgreSQL
+                               URI (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success, 1 unknown worker, worker with a tracked mission, taken device or no
@@ -75,9 +76,9 @@ enum WorkersCommand: Command {
       let json = arguments.flag("--json")
       let db = try DatabaseOption(&arguments)
       try arguments.finish()
-      let database = try db.open(for: "workers list", readOnly: true)
-      let (workers, tracked) = try CLIError.runtime {
-        (try database.workers(), try database.trackedMissionIDs())
+      let database = try db.openCatalog(readOnly: true)
+      let (workers, tracked) = try await CLIError.asyncRuntime {
+        (try await database.workers(), try await database.trackedMissionIDs())
       }
       show(workers, tracked: tracked, json: json, console: console)
       console.err("\(workers.count) worker\(workers.count == 1 ? "" : "s")")
@@ -85,9 +86,9 @@ enum WorkersCommand: Command {
       let json = arguments.flag("--json")
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open(for: "workers show", readOnly: true)
-      let (worker, tracked) = try CLIError.runtime {
-        (try database.worker(id), try database.trackedMissionIDs())
+      let database = try db.openCatalog(readOnly: true)
+      let (worker, tracked) = try await CLIError.asyncRuntime {
+        (try await database.worker(id), try await database.trackedMissionIDs())
       }
       guard let worker else { throw CLIError.failure("no worker with id '\(id)'") }
       show([worker], tracked: tracked, json: json, console: console)
@@ -96,21 +97,21 @@ enum WorkersCommand: Command {
       let devices = try self.devices(&arguments)
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open(for: "workers add", mustExist: false)
-      let existed = try CLIError.runtime {
-        let existed = try database.worker(id) != nil
-        try database.putWorker(Worker(id: id, name: name, devices: devices))
-        try database.close()
+      let database = try db.openCatalog(mustExist: false)
+      let existed = try await CLIError.asyncRuntime {
+        let existed = try await database.worker(id) != nil
+        try await database.putWorker(Worker(id: id, name: name, devices: devices))
+        try await database.close()
         return existed
       }
       console.err("worker \(id.terminalSafe) \(existed ? "replaced" : "added")")
     case "remove":
       let db = try DatabaseOption(&arguments)
       let id = try arguments.workerID()
-      let database = try db.open(for: "workers remove")
-      let removed = try CLIError.runtime {
-        let removed = try database.removeWorker(id)
-        try database.close()
+      let database = try db.openCatalog()
+      let removed = try await CLIError.asyncRuntime {
+        let removed = try await database.removeWorker(id)
+        try await database.close()
         return removed
       }
       guard removed else { throw CLIError.failure("no worker with id '\(id)'") }

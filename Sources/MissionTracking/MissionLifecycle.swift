@@ -52,6 +52,19 @@ package struct MissionLifecycle: Sendable, Hashable {
       workerID: workerID)
   }
 
+  /// What `action` at `time` does, as one transition: `transition(for:at:worker:)`'s, or
+  /// for an idempotent action one that changes nothing (`from == to`, the mission's worker),
+  /// which the one-shot paths (`missions ACTION`) report and record nowhere.
+  /// - Throws: as `transition(for:at:worker:)`.
+  package func outcome(of action: MissionAction, at time: Date, worker: String? = nil)
+    throws(TrackingError) -> MissionTransition
+  {
+    try transition(for: action, at: time, worker: worker)
+      ?? MissionTransition(
+        missionID: mission.id, action: action, from: mission.state, to: mission.state,
+        time: time, workerID: mission.workerID)
+  }
+
   /// Applies `action` at `time` and returns the effects to perform.
   ///
   /// - Returns: `[]` for an idempotent action; otherwise the `state` event plus

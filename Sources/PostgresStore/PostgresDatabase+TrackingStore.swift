@@ -90,10 +90,6 @@ extension PostgresDatabase: TrackingStore {
         }
         return
       } catch let error as PostgresError
-        where error.kind == .foreignKeyViolation && error.constraint == "missions_worker_id_fkey"
-      {
-        throw TrackingError.unknownWorker(transition.workerID ?? Worker.localID)
-      } catch let error as PostgresError
         where error.kind == .uniqueViolation
         && error.constraint == "missions_one_tracked_per_worker"
       {
@@ -287,6 +283,14 @@ extension PostgresDatabase: TrackingStore {
       guard stored.count == 1 else { throw TrackingError.unknownMission(id) }
       throw TrackingError.changedElsewhere(
         missionID: id, state: try state(stored.string(0, "state")))
+    }
+    if transition.action == .accept {
+      // The accepting worker must be stored (no foreign key since migration 2); FOR SHARE
+      // makes its removal wait until this transaction ends.
+      let worker = transition.workerID ?? Worker.localID
+      let found = try connection.query(
+        "SELECT 1 FROM workers WHERE id = :worker FOR SHARE", ["worker": worker])
+      guard found.count == 1 else { throw TrackingError.unknownWorker(worker) }
     }
     try connection.query(
       """

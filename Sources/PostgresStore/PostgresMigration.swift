@@ -10,8 +10,15 @@ struct PostgresMigration: Sendable {
 
   /// Every step of this release, in order.
   static let all: [PostgresMigration] = [
-    PostgresMigration(version: 1, name: "initial schema", sql: initialSchema)
+    PostgresMigration(version: 1, name: "initial schema", sql: initialSchema),
+    PostgresMigration(version: 2, name: "missions keep a removed worker's id", sql: workerHistory),
   ]
+
+  /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN
+  /// §7): removing a worker leaves the history of the missions it accepted as it was. An
+  /// accept checks its worker instead, under a share lock on the worker's row
+  /// (`PostgresDatabase.commit`), so a removal at the same time waits for it.
+  static let workerHistory = "ALTER TABLE missions DROP CONSTRAINT missions_worker_id_fkey"
 
   /// The advisory lock key that serializes migrations of nodes starting at once
   /// (`'missiontrack'` as bytes).

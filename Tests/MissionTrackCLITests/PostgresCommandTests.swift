@@ -205,6 +205,140 @@ struct PostgresCommandTests {
     #expect(withoutLocal(postgres) == withoutLocal(sqlite), "\(what)")
   }
 
+  /// Runs `commands` in order on a fresh SQLite file and on a fresh PostgreSQL database,
+  /// both holding the demo missions (and `files` written into the sandbox), and expects
+  /// byte-identical runs, command by command.
+  /// - Returns: The SQLite runs, for checks that the sequence did what it means to.
+  static func expectSameSequence(_ commands: [[String]], files: [String: String] = [:]) throws
+    -> [Run]
+  {
+    let box = try CLISandbox()
+    for (name, text) in files {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: box.path(name)))
+    }
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    for store in [box.databasePath, uri] {
+      let imported = try run(box, ["missions", "import", CLISandbox.demoMissions, "--db", store])
+      #expect(imported.status == 0, "\(imported)")
+    }
+    return try commands.map { command in
+      let sqlite = try run(box, command + ["--db", box.databasePath])
+      let postgres = try run(box, command + ["--db", uri])
+      #expect(postgres == sqlite, "\(command.joined(separator: " "))")
+      return sqlite
+    }
+  }
+
+  /// The state of the missions after `commands`, as the read commands print it.
+  static let missionReadBack: [[String]] = [
+    ["missions", "list"], ["missions", "list", "--json"],
+    ["missions", "show", "--json", "sig-101"], ["missions", "show", "sig-102"],
+    ["missions", "show", "--json", "sig-104"], ["missions", "show", "--json", "sig-105"],
+  ]
+
+  @Test func lifecycleActionsAndTheirRefusalsPrintTheSameOnPostgreSQLAsOnSQLite() throws {
+    func at(_ minute: Int) -> [String] { ["--at", "2026-05-01T09:\(minute + 10):00Z"] }
+    let commands: [[String]] = [
+      ["missions", "accept", "sig-101"] + at(0),
+      // Already done: nothing changes.
+      ["missions", "accept", "sig-101"] + at(1),
+      // A take-over of an accepted mission.
+      ["missions", "accept", "sig-101", "--worker", "bo"] + at(2),
+      // An unknown worker.
+      ["missions", "accept", "sig-102", "--worker", "ghost"] + at(3),
+      ["missions", "accept", "sig-102", "--worker", "local"] + at(4),
+      ["missions", "start", "sig-101"] + at(5),
+      // A second start of one worker.
+      ["missions", "start", "sig-102"] + at(6),
+      ["missions", "start", "sig-101"] + at(7),
+      // Illegal transitions and an unknown mission.
+      ["missions", "complete", "sig-103"] + at(8),
+      ["missions", "start", "sig-104"] + at(9),
+      ["missions", "start", "no-such"] + at(10),
+      ["missions", "submit", "sig-101"] + at(11),
+      ["missions", "complete", "sig-101"] + at(12),
+      ["missions", "start", "sig-102"] + at(13),
+      ["missions", "cancel", "sig-102"] + at(14),
+      ["missions", "cancel", "sig-104"] + at(15),
+      ["missions", "cancel", "sig-104"] + at(16),
+      ["missions", "expire", "sig-105"] + at(17),
+      ["missions", "accept", "sig-105"] + at(18),
+    ]
+    let runs = try Self.expectSameSequence(commands + Self.missionReadBack)
+    // The sequence did what it means to (on both stores, as they agree).
+    let statuses = runs.prefix(commands.count).map(\.status)
+    #expect(statuses == [0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1])
+    #expect(runs[2].err.contains("cannot accept mission sig-101 for worker bo: worker local"))
+    #expect(runs[3].err.contains("unknown worker ghost"))
+    #expect(
+      runs[6].err.contains(
+        "cannot start mission sig-102: worker local already tracks mission sig-101"))
+    #expect(runs[10].err.contains("no mission with id 'no-such'"))
+    #expect(runs[commands.count + 2].out.contains("\"state\":\"completed\""))
+  }
+
+  @Test func workersCommandsAndTheirRefusalsPrintTheSameOnPostgreSQLAsOnSQLite() throws {
+    let at = ["--at", "2026-05-01T09:00:00Z"]
+    let commands: [[String]] = [
+      [
+        "workers", "add", "bo", "--name", "Bo Ek", "--device", "owntracks:bo/phone",
+        "--secret-file", "bo.secret", "--device", "osmand:4711",
+      ],
+      ["workers", "add", "al", "--device", "overland:al-phone"],
+      // A taken device, a device listed twice.
+      ["workers", "add", "cy", "--device", "owntracks:bo/phone"],
+      ["workers", "add", "cy", "--device", "osmand:9", "--device", "osmand:9"],
+      ["workers", "add", "cy", "--name", "Cy"],
+      ["workers", "list"], ["workers", "list", "--json"],
+      ["workers", "show", "bo"], ["workers", "show", "--json", "bo"],
+      // An unknown worker.
+      ["workers", "show", "ghost"],
+      ["missions", "accept", "sig-101", "--worker", "bo"] + at,
+      // A take-over of an accepted mission.
+      ["missions", "accept", "sig-101", "--worker", "al"] + at,
+      ["missions", "accept", "sig-102", "--worker", "bo"] + at,
+      ["missions", "accept", "sig-103", "--worker", "al"] + at,
+      ["missions", "accept", "sig-104", "--worker", "ghost"] + at,
+      ["missions", "start", "sig-101"] + at,
+      // A second start of one worker; another worker's start.
+      ["missions", "start", "sig-102"] + at,
+      ["missions", "start", "sig-103"] + at,
+      ["workers", "list"], ["workers", "list", "--json"], ["workers", "show", "--json", "al"],
+      // Removal of a worker with a tracked mission, of `local`, of an unknown worker.
+      ["workers", "remove", "bo"], ["workers", "remove", "local"],
+      ["workers", "remove", "ghost"],
+      ["workers", "remove", "cy"], ["workers", "remove", "cy"],
+      // A worker that accepted missions is removed; its missions keep its id.
+      ["missions", "submit", "sig-103"] + at, ["workers", "remove", "al"],
+      ["missions", "show", "sig-103"], ["missions", "accept", "sig-105", "--worker", "al"] + at,
+      // Replacing a worker drops its devices; the freed device can be registered again.
+      ["workers", "add", "bo", "--name", "Bo"],
+      ["workers", "add", "al", "--device", "owntracks:bo/phone"],
+      // A worker id in NFD names the NFC one.
+      ["workers", "add", "\u{e9}va"], ["workers", "show", "--json", "e\u{301}va"],
+      ["workers", "list", "--json"],
+    ]
+    let runs = try Self.expectSameSequence(
+      commands + Self.missionReadBack, files: ["bo.secret": "s3cret\n"])
+    let statuses = runs.prefix(commands.count).map(\.status)
+    #expect(
+      statuses == [
+        0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0,
+        1, 0, 0, 0, 0, 0,
+      ])
+    #expect(runs[2].err.contains("device owntracks:bo/phone is registered to worker 'bo'"))
+    #expect(runs[3].err.contains("device osmand:9 is listed twice"))
+    #expect(runs[11].err.contains("cannot accept mission sig-101 for worker al: worker bo"))
+    #expect(
+      runs[16].err.contains(
+        "cannot start mission sig-102: worker bo already tracks mission sig-101"))
+    #expect(runs[21].err.contains("worker 'bo' tracks mission 'sig-101'"))
+    #expect(runs[19].out.contains("\"tracked_mission\":\"sig-103\""))
+    #expect(runs[27].err.contains("worker al removed") && runs[28].out.contains("worker     al"))
+    #expect(runs[29].err.contains("unknown worker al"))
+    #expect(!runs.contains { $0.out.contains("s3cret") })
+  }
+
   @Test func aDuplicateImportIsRefusedWithItsLineAndStoresNothing() throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
@@ -288,10 +422,6 @@ struct PostgresCommandTests {
     #expect(
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
-      (["missions", "accept", "sig-101"], "missions accept"),
-      (["missions", "cancel", "sig-101"], "missions cancel"),
-      (["workers", "list"], "workers list"),
-      (["workers", "add", "bo"], "workers add"),
       (["webhooks", "list"], "webhooks list"),
       (["export", "sig-101", "--format", "gpx"], "export"),
       (["report", "sig-101", "-o", "r.svg"], "report"),

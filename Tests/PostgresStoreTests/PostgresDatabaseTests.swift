@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionFiles
 import MissionTracking
 import PostgresTestSupport
@@ -39,6 +40,37 @@ struct PostgresDatabaseTests {
     // Compare-and-set across nodes: B's view of m1 is stale.
     await #expect(throws: TrackingError.changedElsewhere(missionID: "m1", state: .active)) {
       try await nodeB.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
+    }
+  }
+
+  @Test func twoNodesRegisteringOneDeviceAtOnceGiveItToOneWorker() async throws {
+    let uri = try PostgresFixture.database()
+    let nodes = [try PostgresDatabase(uri: uri), try PostgresDatabase(uri: uri)]
+    for round in 0..<40 {
+      let device = WorkerDevice(ingestProtocol: .osmand, deviceID: "phone-\(round)")
+      let failures = await withTaskGroup(of: (String, (any Error)?).self) { group in
+        for (node, worker) in zip(nodes, ["a", "b"]) {
+          group.addTask {
+            do {
+              try await node.putWorker(Worker(id: worker, devices: [device]))
+              return (worker, nil)
+            } catch {
+              return (worker, error)
+            }
+          }
+        }
+        return await group.reduce(into: [String: any Error]()) { failures, outcome in
+          if let error = outcome.1 { failures[outcome.0] = error }
+        }
+      }
+      // One worker has the device; the other is refused naming it, not with a raw error.
+      let (loser, error) = try #require(failures.first, "round \(round): both registered it")
+      try #require(failures.count == 1, "round \(round): \(failures)")
+      let winner = loser == "a" ? "b" : "a"
+      #expect(
+        error as? WorkerRefusal
+          == .deviceTaken(protocol: .osmand, deviceID: device.deviceID, worker: winner),
+        "round \(round): \(error)")
     }
   }
 
@@ -100,7 +132,7 @@ struct PostgresDatabaseTests {
     _ = try PostgresDatabase(uri: uri)
     let connection = try PostgresConnection(uri: uri)
     let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
-    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1])
+    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2])
     try connection.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')")
     #expect(throws: PostgresError.self) { try PostgresDatabase(uri: uri) }
     do {
