@@ -98,11 +98,16 @@ extension PostgresDatabase {
     replacingExisting: Bool, updated: Int64, _ connection: PostgresConnection
   ) throws -> PostgresImportSummary {
     do throws(any Error) {
+      // A mission's worker, as SQLite's `MissionWriter.withWorker` decides it: the one the
+      // file names; else, past `open`, the stored one (a replace), else `local`. An open
+      // mission has none unless the file names one. Here the new rows get `local` at once;
+      // a replace leaves the file's gap (NULL) for the conflict clause to fill from the
+      // stored row, and the rows it inserted get `local` after.
+      let defaultWorker = replacingExisting ? "NULL" : "'local'"
       let select = """
         SELECT id, title, lat, lon, radius_m, reward, currency, address,
           mt_time(deadline_us), state,
-          coalesce(worker_id, CASE WHEN state IN ('accepted', 'active', 'arrived',
-            'submitted', 'completed') THEN 'local' END),
+          coalesce(worker_id, CASE WHEN state <> 'open' THEN \(defaultWorker) END),
           properties::json, mt_time(:updated)
         FROM mission_import
         """
@@ -125,12 +130,21 @@ extension PostgresDatabase {
             lon = excluded.lon, radius_m = excluded.radius_m, reward = excluded.reward,
             currency = excluded.currency, address = excluded.address,
             deadline = excluded.deadline, state = excluded.state,
-            worker_id = excluded.worker_id, properties = excluded.properties,
+            worker_id = coalesce(excluded.worker_id,
+              CASE WHEN excluded.state <> 'open' THEN coalesce(missions.worker_id, 'local') END),
+            properties = excluded.properties,
             updated = excluded.updated
           RETURNING (xmax = 0) AS inserted
         )
         SELECT count(*) AS total, count(*) FILTER (WHERE inserted) AS new FROM written
         """, ["updated": updated])
+      try connection.query(
+        """
+        UPDATE missions SET worker_id = 'local'
+        FROM mission_import
+        WHERE missions.id = mission_import.id AND missions.worker_id IS NULL
+          AND missions.state <> 'open'
+        """)
       return PostgresImportSummary(
         imported: Int(counts.int64(0, "total") ?? 0), new: Int(counts.int64(0, "new") ?? 0))
     } catch let error as PostgresError

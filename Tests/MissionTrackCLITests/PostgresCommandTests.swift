@@ -180,29 +180,10 @@ struct PostgresCommandTests {
     }
   }
 
-  /// Expects equal runs. A known difference of the PostgreSQL import is marked as such
-  /// (and this marker fails once it is fixed): a mission imported as `cancelled` without a
-  /// worker is stored without one, where the SQLite store gives it `local` (DESIGN §7), so
-  /// the commands that show workers of all missions differ.
+  /// Expects equal runs (a mission imported past `open` without a worker is `local`'s on
+  /// both stores, DESIGN §7).
   static func expectSame(_ postgres: Run, _ sqlite: Run, _ command: [String]) {
-    let what = command.joined(separator: " ")
-    guard command.starts(with: ["missions", "list"]), !command.contains("--state") else {
-      #expect(postgres == sqlite, "\(what)")
-      return
-    }
-    withKnownIssue(
-      "PostgreSQL import: a cancelled mission gets no worker (PostgresDatabase+Import)"
-    ) {
-      #expect(postgres == sqlite, "\(what)")
-    }
-    // Everything else of these outputs is the same.
-    func withoutLocal(_ run: Run) -> Run {
-      var run = run
-      run.out = run.out.replacingOccurrences(of: ",\"worker_id\":\"local\"}", with: "}")
-        .replacingOccurrences(of: " local ", with: " -     ")
-      return run
-    }
-    #expect(withoutLocal(postgres) == withoutLocal(sqlite), "\(what)")
+    #expect(postgres == sqlite, "\(command.joined(separator: " "))")
   }
 
   /// Runs `commands` in order on a fresh SQLite file and on a fresh PostgreSQL database,
