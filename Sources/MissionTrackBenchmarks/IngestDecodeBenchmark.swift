@@ -32,8 +32,8 @@ enum IngestDecodeBenchmark: Benchmark {
     """
 
   static func run(_ arguments: inout ArgumentList, console: Console) async throws -> Int32 {
-    let batches = try arguments.option("--batches").map { try positive($0, "--batches") } ?? 2000
-    let repeats = try arguments.option("--repeats").map { try positive($0, "--repeats") } ?? 5
+    let batches = try arguments.int("--batches", in: 1...1_000_000) ?? 2000
+    let repeats = try arguments.int("--repeats", in: 1...100) ?? 5
     try arguments.finish()
     let overland = (0..<batches).map { overlandRequest(device: $0 % 1000, first: $0 * 100) }
     let osmand = (0..<batches * 100).map { osmandRequest(device: $0 % 1000, second: $0) }
@@ -83,13 +83,6 @@ enum IngestDecodeBenchmark: Benchmark {
       OsmAnd query, ours               \(String(format: "%.2f", perPosition[2]))
       """)
     return 0
-  }
-
-  private static func positive(_ text: String, _ option: String) throws -> Int {
-    guard let value = Int(text), value > 0 else {
-      throw CLIError.usage("\(option) takes a positive whole number, not '\(text)'")
-    }
-    return value
   }
 
   /// A batch of 100 points of one device, one second apart from point `first` on.

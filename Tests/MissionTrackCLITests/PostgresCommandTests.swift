@@ -372,21 +372,9 @@ struct PostgresCommandTests {
   /// lets SYN through): the command gives up after the default connect timeout.
   @Test func aServerThatNeverAnswersFailsAfterTheConnectTimeout() throws {
     let box = try CLISandbox()
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #expect(listener >= 0)
+    // Accepted by the kernel's backlog, never read.
+    let (listener, port) = try RawHTTP.loopbackSocket(listening: true)
     defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-        bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
-          && getsockname(listener, pointer, &length) == 0
-      }
-    }
-    #expect(bound)
-    let port = Int(UInt16(bigEndian: address.sin_port))
     let started = Date()
     let run = try Self.run(
       box, ["missions", "list", "--db", "postgresql://postgres@127.0.0.1:\(port)/missions"],

@@ -59,19 +59,31 @@ public final class RawHTTP: @unchecked Sendable {
 
   /// A loopback TCP port nothing listens on now (bound, read, released).
   public static func freeLoopbackPort() throws -> Int {
-    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(probe) }
+    let probe = try loopbackSocket(listening: false)
+    close(probe.fd)
+    return probe.port
+  }
+
+  /// A TCP socket bound to a free loopback port, listening (backlog 8) when `listening`:
+  /// the caller closes `fd`.
+  public static func loopbackSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw Failure(description: "no socket: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(probe, $0, length) == 0 && getsockname(probe, $0, &length) == 0
+        bind(fd, $0, length) == 0 && (!listening || listen(fd, 8) == 0)
+          && getsockname(fd, $0, &length) == 0
       }
     }
-    guard bound else { throw Failure(description: "no free port: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+      close(fd)
+      throw Failure(description: "no free port: errno \(errno)")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
   }
 
   /// Sends `bytes` as they are; false when the peer closed.
