@@ -33,7 +33,7 @@ struct PostgresExportReportTests {
     "caf\u{e9}",
   ]
 
-  /// The CSV of `hostileIDs` plus `untitled` and `late-1` (open, deadline in 2020).
+  /// The CSV of `hostileIDs` plus `untitled`.
   static func hostileCSV() -> String {
     var lines = ["id,lat,lon,title,radius_m,deadline,state"]
     for (index, id) in hostileIDs.enumerated() {
@@ -41,9 +41,16 @@ struct PostgresExportReportTests {
       lines.append("\(quoted),59.61\(index),17.72,Hostile \(index),40,,open")
     }
     lines.append("untitled,59.62,17.73,,30,,open")
-    lines.append("late-1,59.63,17.74,Too late,30,2020-01-01T00:00:00Z,open")
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// A mission past its deadline but still open: imported after the commands that expire
+  /// due missions, so that `report` is the first to.
+  static let lateCSV = """
+    id,lat,lon,title,radius_m,deadline,state
+    late-1,59.63,17.74,Too late,30,2020-01-01T00:00:00Z,open
+
+    """
 
   /// A sandbox whose SQLite file and PostgreSQL database hold the same recording.
   struct Recorded {
@@ -66,7 +73,7 @@ struct PostgresExportReportTests {
     #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run)")
   }
 
-  /// The demo and hostile missions on both stores; sig-101 walked to (the demo walk
+  /// The demo, hostile and late missions on both stores; sig-101 walked to (the demo walk
   /// replayed through the engine: accepted, started, fixes, enter, arrived, the source's
   /// end) and sig-103 tracked by worker `bo` with one batch of every kind of event a
   /// tracker records.
@@ -74,6 +81,7 @@ struct PostgresExportReportTests {
     let box = try CLISandbox()
     let csv = box.path("hostile.csv")
     try Data(hostileCSV().utf8).write(to: URL(fileURLWithPath: csv))
+    try Data(lateCSV.utf8).write(to: URL(fileURLWithPath: box.path("late.csv")))
     let uri = try PostgresTestCluster.shared.get().createDatabase()
     let recorded = Recorded(box: box, uri: uri)
     let at = ["--at", "2026-05-04T09:30:00Z"]
@@ -96,6 +104,7 @@ struct PostgresExportReportTests {
       await engine.shutdown()
       try await database.record(everyKind(of: "sig-103"))
       try await database.close()
+      try succeed(box, ["missions", "import", box.path("late.csv"), "--db", store])
     }
     return recorded
   }
