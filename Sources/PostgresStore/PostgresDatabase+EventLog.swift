@@ -12,7 +12,9 @@ extension PostgresDatabase {
   }
 
   /// The stored events of mission `id` as JSON lines, oldest first: each event's
-  /// `TrackingEvent.jsonLine`, rebuilt from its typed columns as SQLite rebuilds its own.
+  /// `TrackingEvent.jsonLine`, rebuilt from its typed columns as SQLite rebuilds its own
+  /// (SQLite also keeps the first line of a fix whose rebuilt line would differ; this store
+  /// keeps none: docs/limitations.md).
   package func eventLines(ofMission id: String) async throws -> [String] {
     try await trackingEvents(ofMission: id).map(\.jsonLine)
   }

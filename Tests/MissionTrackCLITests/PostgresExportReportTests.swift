@@ -308,4 +308,64 @@ struct PostgresExportReportTests {
     let written = try String(contentsOfFile: box.path(recorded.uri), encoding: .utf8)
     #expect(written.hasPrefix("<?xml"))
   }
+  /// `ogr2ogr` (GDAL, which QGIS reads PostGIS with) on the database the commands filled:
+  /// the missions as a point layer, each track as a `mission_tracks` LineString with the
+  /// points `export` gives.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ogr2ogr"),
+      "ogr2ogr is not installed (Debian gdal-bin)"))
+  func ogr2ogrReadsTheMissionsAndTracksTheCommandsRecorded() async throws {
+    let recorded = try await Self.recorded()
+    let uri = try #require(URL(string: recorded.uri))
+    let source =
+      "PG:host=\(uri.host ?? "") port=\(uri.port ?? 0) user=\(uri.user ?? "")"
+      + " dbname=\(uri.lastPathComponent)"
+    /// The features of layer `name` as GeoJSON.
+    func features(_ name: String) throws -> [[String: Any]] {
+      let ogr = Process()
+      ogr.executableURL = URL(fileURLWithPath: "/usr/bin/ogr2ogr")
+      ogr.arguments = ["-f", "GeoJSON", "/vsistdout/", source, name]
+      let output = Pipe()
+      ogr.standardOutput = output
+      ogr.standardError = FileHandle.nullDevice
+      try ogr.run()
+      let data = output.fileHandleForReading.readDataToEndOfFile()
+      ogr.waitUntilExit()
+      #expect(ogr.terminationStatus == 0, "ogr2ogr \(name)")
+      let document = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+      return document?["features"] as? [[String: Any]] ?? []
+    }
+    func geometry(_ feature: [String: Any]) -> (type: String, coordinates: Any?) {
+      let geometry = feature["geometry"] as? [String: Any]
+      return (geometry?["type"] as? String ?? "", geometry?["coordinates"])
+    }
+    func id(_ feature: [String: Any], _ key: String) -> String {
+      (feature["properties"] as? [String: Any])?[key] as? String ?? ""
+    }
+
+    let missions = try features("missions")
+    #expect(missions.count == 6 + Self.hostileIDs.count + 2)
+    #expect(missions.allSatisfy { geometry($0).type == "Point" })
+    let shop = try #require(missions.first { id($0, "id") == "sig-101" })
+    #expect(geometry(shop).coordinates as? [Double] == [17.72185, 59.61708])
+
+    let tracks = try features("mission_tracks")
+    #expect(tracks.map { id($0, "mission_id") }.sorted() == ["sig-101", "sig-103"])
+    #expect(tracks.allSatisfy { geometry($0).type == "LineString" })
+    for track in tracks {
+      let mission = id(track, "mission_id")
+      let exported = try PostgresCommandTests.run(
+        recorded.box, ["export", mission, "--format", "geojson", "--db", recorded.uri])
+      let object = try JSONSerialization.jsonObject(with: Data(exported.out.utf8))
+      let line = ((object as? [String: Any])?["geometry"] as? [String: Any])?["coordinates"]
+      let expected = try #require(line as? [[Double]])
+      let read = try #require(geometry(track).coordinates as? [[Double]])
+      #expect(read.count == expected.count && expected.count >= 4, "\(mission)")
+      // The export writes 7 decimals (1 cm).
+      for (a, b) in zip(read, expected) {
+        #expect(abs(a[0] - b[0]) <= 6e-8 && abs(a[1] - b[1]) <= 6e-8, "\(mission): \(a) \(b)")
+      }
+    }
+  }
 }
