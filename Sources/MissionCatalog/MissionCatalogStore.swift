@@ -3,8 +3,8 @@ import MissionFiles
 import MissionTracking
 
 /// What the commands that import and read missions (`missions import`, `missions list`,
-/// `missions show`, `nearby`, `export`, `report`) ask of a store, so that they run unchanged on SQLite
-/// (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
+/// `missions show`, `nearby`, `export`, `report`) ask of a store, so that they run unchanged
+/// on SQLite (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
 ///
 /// Every requirement is one the SQLite store already answers; the PostgreSQL store answers
 /// it with the same values for the same missions (ids in Unicode NFC, missions ordered by

@@ -13,9 +13,8 @@ import PostgresStore
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
 /// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog with the
 /// recorded tracks and events, the engine's `TrackingStore` for the lifecycle actions,
-/// `WorkerStore` for `workers`); the others open
-/// the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in
-/// one line.
+/// `WorkerStore` for `workers`); the others open the SQLite file with
+/// `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
