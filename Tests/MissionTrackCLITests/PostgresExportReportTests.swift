@@ -25,9 +25,8 @@ import TraceFormats
 struct PostgresExportReportTests {
   typealias Run = PostgresCommandTests.Run
 
-  /// Missions with ids that are awkward in SQL, in a path and on a terminal (quotes, `..`,
-  /// `%` and `_`, the longest id allowed), one in NFC with an accent, one without a title
-  /// and one past its deadline.
+  /// Ids of missions that are awkward in SQL, in a path or in a pattern (quotes, `..`, `%`
+  /// and `_`), the longest id allowed and one with an accent (stored in NFC).
   static let hostileIDs = [
     #"it's "quoted""#, "../../etc/passwd", "50%_off", String(repeating: "x", count: 200),
     "caf\u{e9}",
