@@ -394,8 +394,6 @@ struct PostgresCommandTests {
       (["webhooks", "list"], "webhooks list"),
       (["export", "sig-101", "--format", "gpx"], "export"),
       (["report", "sig-101", "-o", "r.svg"], "report"),
-      (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
-      (["track", "--mission", "sig-101"], "track"),
       (["serve", "--listen", "127.0.0.1:0"], "serve"),
     ]
     for (arguments, name) in commands {
