@@ -150,16 +150,21 @@ struct PostgresTrackingCommandTests {
       tag: "first")
     defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "first.out", of: box)
-    // Worker local is taken, by replay or by track, in one line naming the holder.
+    // Worker local is taken, by replay or by track, in one line naming the holder (and the
+    // database, never with its password).
     let holder = "pid \(first.processIdentifier) (missiontrack replay)"
+    let withPassword = uri.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")
+    let shown = uri.replacingOccurrences(of: "postgres@", with: "postgres:***@")
     for (command, verb) in [
-      (["replay", walk], "replay"), (["track", "--nmea", CLISandbox.walkNMEA], "track"),
+      (["replay", walk, "--db", uri], "replay"),
+      (["track", "--nmea", CLISandbox.walkNMEA, "--db", withPassword], "track"),
     ] {
-      let second = try PostgresCommandTests.run(box, command + ["--db", uri])
+      let second = try PostgresCommandTests.run(box, command)
+      let database = command.last == uri ? uri : shown
       #expect(second.status == 1)
       #expect(
-        second.err == "missiontrack \(verb): worker local on database \(uri) is already being "
-          + "tracked by \(holder); only one process may track a worker at a time\n")
+        second.err == "missiontrack \(verb): worker local on database \(database) is already "
+          + "being tracked by \(holder); only one process may track a worker at a time\n")
       #expect(second.out.isEmpty)
     }
     // Another worker's tracker runs beside it.
