@@ -135,6 +135,36 @@ struct PostgresTrackingCommandTests {
     }
   }
 
+  @Test func sigtermStopsALiveTrackWithEveryPrintedFixStored() async throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let imported = try PostgresCommandTests.run(
+      box, ["missions", "import", CLISandbox.demoMissions, "--db", uri])
+    #expect(imported.status == 0)
+    let fifo = box.path("gps.fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let process = try BuiltTool.start(
+      ["track", "--nmea", fifo, "--db", uri, "--mission", "sig-101"], in: box.directory,
+      tag: "track")
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    // Opening for writing waits until the tool has opened the pipe for reading; the pipe
+    // stays open, so the source never ends by itself.
+    let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+    defer { try? writer.close() }
+    let nmea = try Data(contentsOf: URL(fileURLWithPath: CLISandbox.walkNMEA))
+    writer.write(nmea.prefix(nmea.count / 3))
+    try await EngineProcessTests.waitFor(#""type":"fix""#, in: "track.out", of: box)
+    try await EngineProcessTests.stop(process)
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    let printed = box.read("track.out")
+    #expect(printed.hasSuffix(#""status":"ended","detail":"stopped by SIGTERM"}"# + "\n"))
+    let fixes = printed.split(separator: "\n").filter { $0.contains(#""type":"fix""#) }
+    let show = try PostgresCommandTests.run(
+      box, ["missions", "show", "--json", "sig-101", "--db", uri])
+    #expect(show.out.contains(#""state":"active""#))
+    #expect(show.out.contains("\"track_fixes\":\(fixes.count)"), "\(show.out)")
+  }
+
   @Test func aSecondTrackerIsRefusedAndAKilledTrackersLeaseIsFreeAtOnce() async throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
