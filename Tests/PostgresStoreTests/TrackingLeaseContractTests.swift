@@ -7,7 +7,7 @@ import Testing
 /// The tracking lease of `replay` and `track` (`TrackingLeaseStore`) on SQLite and on
 /// PostgreSQL: one holder per worker and database, the refusal in the same words, free
 /// again as soon as it is released. (Across processes, and a killed holder:
-/// PostgresTrackingCommandTests.)
+/// PostgresCommandTests+Tracking.swift.)
 @Suite struct TrackingLeaseContractTests {
   /// The stores with a lease, on this machine.
   static let kinds = StoreKind.available.filter { $0 != .memory }

@@ -10,12 +10,7 @@ import Testing
 /// cluster: the same output, exit status and stored result as on SQLite for the same
 /// inputs, and the tracking lease held by one process at a time and freed when its holder
 /// dies.
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
-struct PostgresTrackingCommandTests {
+extension PostgresCommandTests {
   static let scenario = CLISandbox.packageRoot.appendingPathComponent("Traces/scenarios").path
 
   /// The demo walk as NMEA with a broken sentence after its first 200 lines, and a mission
@@ -69,13 +64,13 @@ struct PostgresTrackingCommandTests {
       ["replay", walk, "--speed", "0"], ["replay", "/nonexistent.gpx", "--mission", "sig-104"],
     ]
     let readBack: [[String]] =
-      PostgresCommandTests.missionReadBack + [
+      Self.missionReadBack + [
         // (not late-1's own: its expiry is stamped with the wall clock)
         ["missions", "show", "--json", "sig-103"],
         ["missions", "list", "--json", "--state", "expired"], ["workers", "list", "--json"],
         ["workers", "show", "--json", "bo"],
       ]
-    let runs = try PostgresCommandTests.expectSameSequence(
+    let runs = try Self.expectSameSequence(
       commands + readBack, files: try Self.files())
     // The sequence did what it means to (on both stores, as they agree).
     #expect(
@@ -96,11 +91,11 @@ struct PostgresTrackingCommandTests {
 
   /// `track` stamps its own transitions and its source's events with the wall clock: those
   /// times are the only difference allowed between the two stores.
-  static func withoutWallClock(_ run: PostgresCommandTests.Run) -> PostgresCommandTests.Run {
+  static func withoutWallClock(_ run: Run) -> Run {
     var run = run
     let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
     let pattern = try? NSRegularExpression(pattern: today + #"T[0-9:.]+Z"#)
-    for keyPath in [\PostgresCommandTests.Run.out, \.err] {
+    for keyPath in [\Run.out, \.err] {
       let text = run[keyPath: keyPath]
       run[keyPath: keyPath] =
         pattern?.stringByReplacingMatches(
@@ -118,16 +113,16 @@ struct PostgresTrackingCommandTests {
       ["missions", "show", "--json", "sig-101"], ["missions", "list"],
     ]
     for store in [box.databasePath, uri] {
-      let imported = try PostgresCommandTests.run(
+      let imported = try Self.run(
         box, ["missions", "import", CLISandbox.demoMissions, "--db", store])
       #expect(imported.status == 0, "\(imported)")
     }
     for command in commands {
       let sqlite = Self.withoutWallClock(
-        try PostgresCommandTests.run(box, command + ["--db", box.databasePath]))
+        try Self.run(box, command + ["--db", box.databasePath]))
       let postgres = Self.withoutWallClock(
-        try PostgresCommandTests.run(box, command + ["--db", uri]))
-      PostgresCommandTests.expectSame(postgres, sqlite, command)
+        try Self.run(box, command + ["--db", uri]))
+      Self.expectSame(postgres, sqlite, command)
       if command == commands[0] {
         #expect(sqlite.status == 0 && sqlite.out.contains(#""from":"active","to":"arrived""#))
         #expect(sqlite.out.contains(#""status":"connected""#))
@@ -138,7 +133,7 @@ struct PostgresTrackingCommandTests {
   @Test func sigtermStopsALiveTrackWithEveryPrintedFixStored() async throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
-    let imported = try PostgresCommandTests.run(
+    let imported = try Self.run(
       box, ["missions", "import", CLISandbox.demoMissions, "--db", uri])
     #expect(imported.status == 0)
     let fifo = box.path("gps.fifo")
@@ -159,7 +154,7 @@ struct PostgresTrackingCommandTests {
     let printed = box.read("track.out")
     #expect(printed.hasSuffix(#""status":"ended","detail":"stopped by SIGTERM"}"# + "\n"))
     let fixes = printed.split(separator: "\n").filter { $0.contains(#""type":"fix""#) }
-    let show = try PostgresCommandTests.run(
+    let show = try Self.run(
       box, ["missions", "show", "--json", "sig-101", "--db", uri])
     #expect(show.out.contains(#""state":"active""#))
     #expect(show.out.contains("\"track_fixes\":\(fixes.count)"), "\(show.out)")
@@ -172,7 +167,7 @@ struct PostgresTrackingCommandTests {
       ["missions", "import", CLISandbox.demoMissions], ["workers", "add", "bo"],
       ["missions", "accept", "sig-102", "--worker", "bo"],
     ] {
-      #expect(try PostgresCommandTests.run(box, command + ["--db", uri]).status == 0)
+      #expect(try Self.run(box, command + ["--db", uri]).status == 0)
     }
     let walk = CLISandbox.walkGPX
     let first = try BuiltTool.start(
@@ -189,7 +184,7 @@ struct PostgresTrackingCommandTests {
       (["replay", walk, "--db", uri], "replay"),
       (["track", "--nmea", CLISandbox.walkNMEA, "--db", withPassword], "track"),
     ] {
-      let second = try PostgresCommandTests.run(box, command)
+      let second = try Self.run(box, command)
       let database = command.last == uri ? uri : shown
       #expect(second.status == 1)
       #expect(
@@ -198,7 +193,7 @@ struct PostgresTrackingCommandTests {
       #expect(second.out.isEmpty)
     }
     // Another worker's tracker runs beside it.
-    let beside = try PostgresCommandTests.run(
+    let beside = try Self.run(
       box, ["replay", walk, "--worker", "bo", "--mission", "sig-102", "--db", uri])
     #expect(beside.status == 0, "\(beside)")
     #expect(first.isRunning)
@@ -206,7 +201,7 @@ struct PostgresTrackingCommandTests {
     // and resumes the mission.
     kill(first.processIdentifier, SIGKILL)
     first.waitUntilExit()
-    let third = try PostgresCommandTests.run(box, ["replay", walk, "--db", uri])
+    let third = try Self.run(box, ["replay", walk, "--db", uri])
     #expect(third.status == 0, "\(third)")
     #expect(third.err.contains("replay: resuming mission sig-101"))
   }
