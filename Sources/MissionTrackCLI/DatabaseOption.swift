@@ -11,11 +11,11 @@ import PostgresStore
 /// A `postgresql://` or `postgres://` URI (any libpq connection URI, DESIGN §10) selects
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
-/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, the engine's
-/// `TrackingStore` for the lifecycle actions, `replay` and `track`, `WorkerStore` for
-/// `workers`, `TrackingLeaseStore` for `replay` and `track`); the others open
-/// the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in
-/// one line.
+/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog; the engine's
+/// `TrackingStore` for the lifecycle actions, `replay` and `track`; `WorkerStore` for
+/// `workers`; `TrackingLeaseStore` for the tracking lease of `replay` and `track`); the
+/// others open the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which
+/// refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A

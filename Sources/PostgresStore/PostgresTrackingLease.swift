@@ -20,9 +20,9 @@ import MissionCatalog
 /// A lease row with an expiry was the other choice: it needs a heartbeat, outlives a killed
 /// holder until it expires (so a restarted tracker must wait or steal it), and a heartbeat
 /// that stalls (a paused process, a slow disk) loses the lease while its holder still runs.
-/// The lock has none of that. What it shares with a row: a holder that loses its connection
-/// (the server restarted) has lost the lease without noticing until it next writes; the
-/// worker's tracking writes stay compare-and-set either way.
+/// The lock has none of that. What it shares with a row: a holder whose lease connection
+/// breaks (the server restarted) has lost the lease without noticing, and a second tracker
+/// of the worker may then start beside it (docs/limitations.md).
 ///
 /// The lock's key is `hashtextextended('missiontrack tracking lease ' || worker, 0)`, one of
 /// 2^64 per database, so two workers share a lease only by a hash collision.
