@@ -37,8 +37,8 @@ extension PostgresCommandTests {
       ["replay", walk, "--mission", "sig-101", "--expect-arrival", "--within", "30m"],
       // The same walk as NMEA: resumed, every fix a duplicate, no fence entered twice.
       ["replay", CLISandbox.walkNMEA, "--expect-arrival"],
-      // A second mission of the worker while sig-101 is tracked.
-      ["replay", walk, "--mission", "sig-102"],
+      // (Not a second mission while sig-101 is tracked: the engine resumes sig-101 from the
+      // trace before the refusal, so how much of it is read first depends on timing.)
       ["missions", "submit", "sig-101", "--at", "2026-05-04T11:00:00Z"],
       // Bad input: a broken sentence stops a strict replay early (exit 1, the mission stays
       // active); without --strict it is skipped and counted.
@@ -75,18 +75,18 @@ extension PostgresCommandTests {
     // The sequence did what it means to (on both stores, as they agree).
     #expect(
       runs.prefix(commands.count).map(\.status) == [
-        1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 64, 1,
+        1, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 64, 1,
       ])
     #expect(runs[0].err.contains("worker local has no active mission"))
     #expect(runs[2].out.contains(#""from":"active","to":"arrived""#))
     #expect(runs[2].out.split(separator: "\n").count > 100)
     #expect(runs[3].err.contains("resuming mission sig-101 (arrived)"))
-    #expect(runs[6].err.contains("stopped early"))
-    #expect(runs[7].err.contains("resuming mission sig-102 (active)"))
-    #expect(runs[11].out.contains(#""worker_id":"bo""#))
-    #expect(runs[12].err.contains("mission sig-103 belongs to worker bo"))
-    #expect(runs[15].err.contains("cannot start mission late-1: it is expired"))
-    #expect(runs[16].out.hasPrefix(#"{"type":"state","time":"2026-05-04T09:00:00.000Z""#))
+    #expect(runs[5].err.contains("stopped early"))
+    #expect(runs[6].err.contains("resuming mission sig-102 (active)"))
+    #expect(runs[10].out.contains(#""worker_id":"bo""#))
+    #expect(runs[11].err.contains("mission sig-103 belongs to worker bo"))
+    #expect(runs[14].err.contains("cannot start mission late-1: it is expired"))
+    #expect(runs[15].out.hasPrefix(#"{"type":"state","time":"2026-05-04T09:00:00.000Z""#))
   }
 
   /// `track` stamps its own transitions and its source's events with the wall clock: those
