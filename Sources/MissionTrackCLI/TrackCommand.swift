@@ -1,7 +1,6 @@
 import CommandLineSupport
 import Foundation
 import LiveSources
-import MissionStore
 import MissionTracking
 import TraceFormats
 
