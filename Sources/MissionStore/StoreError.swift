@@ -124,8 +124,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       MissionFileError.unreadableFile(path: path, reason: reason).description
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .trackingLeaseHeld(let database, let worker, let holder):
-      "worker \(oneLine(worker)) on database \(database) is already being tracked by "
-        + "\(oneLine(holder)); only one process may track a worker at a time"
+      TrackingLeaseHeld(database: database, worker: worker, holder: holder).description
     case .invalidWorker(let id, let reason):
       WorkerRefusal.invalidWorker(id: id, reason: reason).description
     case .deviceTaken(let kind, let deviceID, let worker):

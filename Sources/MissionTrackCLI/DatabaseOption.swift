@@ -12,8 +12,9 @@ import PostgresStore
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
 /// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog with the
-/// recorded tracks and events, the engine's `TrackingStore` for the lifecycle actions,
-/// `WorkerStore` for `workers`); the others open the SQLite file with
+/// recorded tracks and events; the engine's `TrackingStore` for the lifecycle actions,
+/// `replay` and `track`; `WorkerStore` for `workers`; `TrackingLeaseStore` for the tracking
+/// lease of `replay` and `track`); the others open the SQLite file with
 /// `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
@@ -66,7 +67,7 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
-    -> any MissionCatalogStore & TrackingStore & WorkerStore
+    -> any MissionCatalogStore & TrackingStore & WorkerStore & TrackingLeaseStore
   {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)
@@ -156,6 +157,19 @@ struct DatabaseOption {
       try await database.expireDue(at: Date())
     } catch {
       throw failure(error, while: "expire missions past their deadline in")
+    }
+  }
+
+  /// Runs `body` as `CLIError.asyncRuntime` does, never showing a PostgreSQL URI's password
+  /// (a store error may name the database).
+  func runtime<T>(_ body: () async throws -> T) async throws(CLIError) -> T {
+    do {
+      return try await CLIError.asyncRuntime(body)
+    } catch {
+      guard let uri = postgresURI else { throw error }
+      let text = PostgresURIText(uri).redacting(error.message)
+      if case .usage = error { throw .usage(text) }
+      throw .failure(text)
     }
   }
 

@@ -15,7 +15,7 @@ enum ReplayCommand: Command {
     SYNOPSIS
       missiontrack replay TRACE... [--worker W] [--mission ID] [--speed X] [--start-at TIME]
                           [--date YYYY-MM-DD] [--rollover-after DATE] [--strict]
-                          [--distance-filter M] [--db PATH] [...]
+                          [--distance-filter M] [--db PATH|URI] [...]
 
     DESCRIPTION
       Feeds the traces, in the order given, through exactly the pipeline that live tracking
@@ -125,7 +125,7 @@ enum ReplayCommand: Command {
     }
     // A paced replay stands in for a live receiver: its events stream line by line.
     if speed != nil { console.flushEveryLine() }
-    let database = try databaseOption.open(for: "replay")
+    let database = try databaseOption.openCatalog()
     try await databaseOption.expireDue(database)
     let start: Date
     if let startAt {
@@ -138,11 +138,13 @@ enum ReplayCommand: Command {
       start = Date()
     }
     let session = TrackingSession(
-      database: database, console: console, options: options, verb: "replay", statusEvery: 200)
+      database: database, databaseOption: databaseOption, console: console,
+      options: options, verb: "replay", statusEvery: 200)
     let outcome = try await session.run(source: source, clock: ManualClock(start)) {
       await terminationReason(console: console, verb: "replay")
     }
     console.flush()
+    try await databaseOption.runtime { try await database.close() }
     console.err(outcome.summary(verb: "replay"))
     if outcome.failure != nil { return 1 }
     if expectArrival, let miss = outcome.missedArrival(startedAt: start, within: within) {

@@ -1,7 +1,6 @@
 import CommandLineSupport
 import Foundation
 import LiveSources
-import MissionStore
 import MissionTracking
 import TraceFormats
 
@@ -15,7 +14,7 @@ enum TrackCommand: Command {
 
     SYNOPSIS
       missiontrack track [--gpsd HOST:PORT [--device PATH] | --nmea PATH [--baud N]]
-                         [--worker W] [--mission ID] [--db PATH] [...]
+                         [--worker W] [--mission ID] [--db PATH|URI] [...]
 
     DESCRIPTION
       Tracks the mission that is active in the database (or starts the accepted mission
@@ -49,14 +48,16 @@ enum TrackCommand: Command {
     try arguments.finish()
     let source = try live.source()
     console.flushEveryLine()
-    let database = try databaseOption.open(for: "track")
+    let database = try databaseOption.openCatalog()
     try await databaseOption.expireDue(database)
     let session = TrackingSession(
-      database: database, console: console, options: options, verb: "track")
+      database: database, databaseOption: databaseOption, console: console,
+      options: options, verb: "track")
     let outcome = try await session.run(source: source, clock: WallClock()) {
       await terminationReason(console: console, verb: "track")
     }
     console.flush()
+    try await databaseOption.runtime { try await database.close() }
     console.err(outcome.summary(verb: "track"))
     return outcome.failure == nil ? 0 : 1
   }

@@ -22,7 +22,8 @@ struct TrackingOptions {
       --dwell S              Report dwell after S seconds inside the fence (default 60).
       --no-other-fences      Evaluate only the mission's own fence, not those of other
                              missions the worker passes.
-      --db PATH              The database (default missiontrack.sqlite).
+      --db PATH|URI          The database (default missiontrack.sqlite), or a PostgreSQL
+                             URI (postgresql://USER@HOST:PORT/DB).
     """
 
   /// The worker the source feeds (in NFC).

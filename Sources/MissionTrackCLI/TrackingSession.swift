@@ -1,6 +1,6 @@
 import CommandLineSupport
 import Foundation
-import MissionStore
+import MissionCatalog
 import MissionTracking
 import TextRules
 
@@ -9,8 +9,13 @@ import TextRules
 /// feeding that worker (which resumes the mission the store holds tracked for it), starts
 /// the requested mission, prints the worker's events as JSON lines, and ends with a summary
 /// on standard error. Other workers' trackers may run beside it on the same database.
+///
+/// The store is SQLite or PostgreSQL (`DatabaseOption.openCatalog`): one code path, the
+/// store's own lease (`TrackingLeaseStore`).
 struct TrackingSession {
-  let database: MissionDatabase
+  let database: any TrackingStore & TrackingLeaseStore
+  /// The `--db` the store was opened from, for error lines.
+  let databaseOption: DatabaseOption
   let console: Console
   let options: TrackingOptions
   /// `replay` or `track`, for messages.
@@ -52,8 +57,8 @@ struct TrackingSession {
     defer { stopper.cancel() }
     let holder = "missiontrack \(verb)"
     let worker = options.worker
-    let lease = try CLIError.runtime {
-      try database.claimTracking(holder: holder, worker: worker)
+    let lease = try await databaseOption.runtime {
+      try await database.claimTracking(holder: holder, worker: worker)
     }
     defer { lease.release() }
     let engine = MissionEngine(

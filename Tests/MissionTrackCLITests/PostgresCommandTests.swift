@@ -12,7 +12,8 @@ import Testing
 /// The built `missiontrack` binary with `--db postgresql://…` on a private cluster: the
 /// commands that run on PostgreSQL answer byte for byte what they answer on SQLite for the
 /// same missions, a URI that cannot be used fails in one line, and the commands that do not
-/// run on PostgreSQL yet refuse it in one line.
+/// run on PostgreSQL yet refuse it in one line (`replay` and `track`:
+/// PostgresCommandTests+Tracking.swift).
 @Suite(
   .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
   .enabled(
@@ -392,8 +393,6 @@ struct PostgresCommandTests {
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
       (["webhooks", "list"], "webhooks list"),
-      (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
-      (["track", "--mission", "sig-101"], "track"),
       (["serve", "--listen", "127.0.0.1:0"], "serve"),
     ]
     for (arguments, name) in commands {
