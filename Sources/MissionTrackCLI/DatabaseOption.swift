@@ -12,7 +12,8 @@ import PostgresStore
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
 /// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, the engine's
-/// `TrackingStore` for the lifecycle actions, `WorkerStore` for `workers`); the others open
+/// `TrackingStore` for the lifecycle actions, `WorkerStore` for `workers`, `OutboxStore`
+/// for `webhooks`); the others open
 /// the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in
 /// one line.
 ///
@@ -62,7 +63,7 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
-    -> any MissionCatalogStore & TrackingStore & WorkerStore
+    -> any MissionCatalogStore & TrackingStore & WorkerStore & OutboxStore
   {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)

@@ -391,7 +391,6 @@ struct PostgresCommandTests {
     #expect(
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
-      (["webhooks", "list"], "webhooks list"),
       (["export", "sig-101", "--format", "gpx"], "export"),
       (["report", "sig-101", "-o", "r.svg"], "report"),
       (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
