@@ -41,21 +41,21 @@ import Testing
     let (fixture, outbox) = try await Self.make(kind)
     _ = fixture
     #expect(try await outbox.webhooks().isEmpty)
-    // Added out of order; two with one creation time are ordered by id (code points).
-    try await outbox.addWebhook(Self.webhook("wh_b", created: 5))
+    // Added out of order; by creation time, then by id in code point order (`B` < `a`).
     try await outbox.addWebhook(Self.webhook("wh_a", created: 5))
     var plain = Webhook(
       id: "wh_0", url: "http://127.0.0.1:9/x", secret: "whsec_x",
-      created: Fixtures.start, fromFlag: true)
+      created: Fixtures.start.addingTimeInterval(10), fromFlag: true)
     try await outbox.addWebhook(plain)
+    try await outbox.addWebhook(Self.webhook("wh_B", created: 5))
     let listed = try await outbox.webhooks()
-    #expect(listed.map(\.id) == ["wh_0", "wh_a", "wh_b"])
+    #expect(listed.map(\.id) == ["wh_B", "wh_a", "wh_0"])
     var expected = Self.webhook("wh_a", created: 5)
     expected.missionID = "\u{e9}-1"  // Stored in NFC.
     #expect(listed[1] == expected)
-    #expect(listed[0] == plain)
-    #expect(try await outbox.webhook("wh_b") == listed[2])
-    #expect(try await outbox.webhook("wh_B") == nil)
+    #expect(listed[2] == plain)
+    #expect(try await outbox.webhook("wh_B") == listed[0])
+    #expect(try await outbox.webhook("wh_b") == nil)
 
     try await outbox.setWebhookSecret("whsec_new", of: "wh_0")
     try await outbox.disableWebhook("wh_0", reason: "HTTP 410 Gone")
@@ -68,7 +68,7 @@ import Testing
 
     #expect(try await outbox.removeWebhook("wh_a"))
     #expect(try await !outbox.removeWebhook("wh_a"))
-    #expect(try await outbox.webhooks().map(\.id) == ["wh_0", "wh_b"])
+    #expect(try await outbox.webhooks().map(\.id) == ["wh_B", "wh_0"])
   }
 
   @Test(arguments: stores)
