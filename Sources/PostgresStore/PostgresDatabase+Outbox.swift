@@ -9,9 +9,7 @@ extension PostgresDatabase: OutboxStore {
   /// Committed events after `afterSequence`, in order, at most `limit`. Events are appended
   /// in commit order (schema version 3), so none with a lower `seq` commits later.
   package func committedEvents(afterSequence: Int64, limit: Int) async throws -> [StoredEvent] {
-    try await events(afterSequence: afterSequence, limit: limit).map {
-      StoredEvent(sequence: $0.sequence, event: $0.event)
-    }
+    try await events(afterSequence: afterSequence, limit: limit)
   }
 
   /// The highest committed `seq` (0 for an empty log).

@@ -53,6 +53,8 @@ import Testing
     var expected = Self.webhook("wh_a", created: 5)
     expected.missionID = "\u{e9}-1"  // Stored in NFC.
     #expect(listed[1] == expected)
+    // `==` on strings is canonical equivalence: NFC is checked on the bytes.
+    #expect(listed[1].missionID.map { Array($0.utf8) } == Array("\u{e9}-1".utf8))
     #expect(listed[2] == plain)
     #expect(try await outbox.webhook("wh_B") == listed[0])
     #expect(try await outbox.webhook("wh_b") == nil)

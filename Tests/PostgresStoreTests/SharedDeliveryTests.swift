@@ -70,7 +70,7 @@ struct SharedDeliveryTests {
 
   /// A node that is claiming the consumer at this moment (its transaction holds the row)
   /// makes the other answer false at once, not wait: `SKIP LOCKED`. The holding session is
-  /// ended by the server after 3 s, so a claim that waited would win then.
+  /// ended by the server after 3 s idle, so a claim that waited would then win.
   @Test func aClaimInProgressElsewhereIsSkippedNotAwaited() async throws {
     let (uri, _, b) = try await Self.twoNodes()
     let holder = try PostgresConnection(uri: uri)
@@ -78,9 +78,8 @@ struct SharedDeliveryTests {
     try holder.execute("BEGIN")
     try holder.execute(
       "SELECT seq FROM delivery_cursors WHERE consumer = 'webhook:wh_1' FOR UPDATE")
-    let started = ContinuousClock.now
+    // A claim that waited for the row would win once the server ends the holder's session.
     #expect(try await !b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30)))
-    #expect(ContinuousClock.now - started < .seconds(2))
     // Once the holder's transaction is gone, the claim is free.
     let won = try await eventually(within: .seconds(10)) {
       try await b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30))
