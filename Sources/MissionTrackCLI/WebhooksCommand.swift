@@ -2,7 +2,6 @@ import CommandLineSupport
 import Foundation
 import MissionCatalog
 import MissionService
-import MissionStore
 import MissionTracking
 import TextRules
 

@@ -19,8 +19,10 @@ import Foundation
 /// 3. `releaseConsumer(C, node:)` ends the claim when the node stops (a clean shutdown
 ///    hands C over at once; a killed node's claim ends with its lease).
 ///
-/// The cursor itself moves as on SQLite (`advanceDeliveryCursors`, never backwards), so a
-/// late write of a node that lost its claim cannot undo the new holder's progress.
+/// One node at a time delivers all of a consumer's events, so the per-mission order of DESIGN
+/// §9 holds across nodes. The cursor itself moves as on SQLite (`advanceDeliveryCursors`,
+/// never backwards), so a late write of a node that lost its claim cannot undo the new
+/// holder's progress.
 extension PostgresDatabase {
   /// Claims consumer `consumer` for `node` until `lease` from now (server time), or renews
   /// this node's claim.
