@@ -1,12 +1,13 @@
 import Foundation
+import MissionCatalog
 import MissionFiles
 import MissionTracking
 import TextRules
 
 /// The event log as an outbox (DESIGN §9, schema version 8): webhooks, each consumer's
 /// cursor, and the deliveries that failed. The dispatcher reads committed events, hands them
-/// over, and moves a consumer's cursor only after the hand-over.
-extension MissionDatabase {
+/// over, and moves a consumer's cursor only after the hand-over. `OutboxStore`'s SQLite form.
+extension MissionDatabase: OutboxStore {
   /// Committed events after `afterSequence`, in order, at most `limit`.
   ///
   /// Unlike `events(…)`, this does not commit the writer's pending group first: an event is
@@ -61,9 +62,7 @@ extension MissionDatabase {
         webhooks.append(
           Webhook(
             id: try select.string("id") ?? "", url: try select.string("url") ?? "",
-            eventTypes: try select.string("events").map {
-              $0.split(separator: ",").map(String.init)
-            },
+            eventTypes: Webhook.eventTypes(stored: try select.string("events")),
             missionID: try select.string("mission_id"), workerID: try select.string("worker_id"),
             secret: try select.string("secret") ?? "",
             created: date(microseconds: try select.int64("created_us")),
@@ -83,10 +82,7 @@ extension MissionDatabase {
   /// come after it was added).
   /// - Throws: `StoreError.invalidWebhook` for a bad URL, type or id; another `StoreError`.
   package func addWebhook(_ webhook: Webhook) throws {
-    if let problem = webhook.problem { throw StoreError.invalidWebhook(problem) }
-    if let problem = Identifier.problem(with: webhook.id) {
-      throw StoreError.invalidWebhook("id \(problem)")
-    }
+    if let problem = webhook.storageProblem { throw StoreError.invalidWebhook(problem) }
     try withConnection { connection in
       try commitPendingLocked(connection)
       try connection.transaction {
@@ -98,7 +94,7 @@ extension MissionDatabase {
           """)
         try insert.bind([
           "id": webhook.id, "url": webhook.url,
-          "events": webhook.eventTypes?.joined(separator: ","),
+          "events": webhook.storedEventTypes,
           "mission": webhook.missionID.map(MissionID.normalized),
           "worker": webhook.workerID.map(Identifier.normalized), "secret": webhook.secret,
           "created": microseconds(webhook.created), "origin": webhook.fromFlag ? "flag" : "api",
@@ -178,7 +174,7 @@ extension MissionDatabase {
   }
 
   /// The consumer name of webhook `id`'s cursor.
-  package static func webhookConsumer(_ id: String) -> String { "webhook:" + id }
+  package static func webhookConsumer(_ id: String) -> String { Webhook.consumer(id) }
 
   // MARK: - Cursors
 

@@ -132,8 +132,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .workerTracking(let worker, let mission):
       WorkerRefusal.workerTracking(worker: worker, mission: mission).description
     case .invalidWatch(let id, let reason): "invalid watch '\(oneLine(id, limit: 64))': \(reason)"
-    case .invalidWebhook(let reason): "invalid webhook: \(oneLine(reason))"
-    case .webhookNotFound(let id): "no webhook with id '\(oneLine(id, limit: 64))'"
+    case .invalidWebhook(let reason): WebhookRefusal.invalidWebhook(reason).description
+    case .webhookNotFound(let id): WebhookRefusal.webhookNotFound(id).description
     }
   }
 }

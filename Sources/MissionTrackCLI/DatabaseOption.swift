@@ -14,8 +14,8 @@ import PostgresStore
 /// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog with the
 /// recorded tracks and events; the engine's `TrackingStore` for the lifecycle actions,
 /// `replay` and `track`; `WorkerStore` for `workers`; `TrackingLeaseStore` for the tracking
-/// lease of `replay` and `track`); the others open the SQLite file with
-/// `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
+/// lease of `replay` and `track`; `OutboxStore` for `webhooks`); `serve` opens the SQLite
+/// file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
@@ -67,7 +67,7 @@ struct DatabaseOption {
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
-    -> any MissionCatalogStore & TrackingStore & WorkerStore & TrackingLeaseStore
+    -> any MissionCatalogStore & TrackingStore & WorkerStore & TrackingLeaseStore & OutboxStore
   {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)

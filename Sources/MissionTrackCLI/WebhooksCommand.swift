@@ -1,13 +1,14 @@
 import CommandLineSupport
 import Foundation
+import MissionCatalog
 import MissionService
-import MissionStore
 import MissionTracking
 import TextRules
 
 /// `missiontrack webhooks list|add|remove|deliveries`: the webhooks of the database
 /// (DESIGN §9), as `/v1/webhooks` shows them. A running `serve` on the same database picks
-/// up an added or removed webhook within a second.
+/// up an added or removed webhook within a second. Runs on SQLite and on PostgreSQL
+/// (`OutboxStore`) with the same output.
 enum WebhooksCommand: Command {
   static let name = "webhooks"
   static let summary = "List, add and remove webhooks; show failed and dead deliveries"
@@ -17,10 +18,11 @@ enum WebhooksCommand: Command {
       missiontrack webhooks - where serve POSTs events
 
     SYNOPSIS
-      missiontrack webhooks list [--db PATH]
-      missiontrack webhooks add URL [--event TYPE]... [--mission ID] [--worker W] [--db PATH]
-      missiontrack webhooks remove ID [--db PATH]
-      missiontrack webhooks deliveries ID [--state failed|dead] [--db PATH]
+      missiontrack webhooks list [--db PATH|URI]
+      missiontrack webhooks add URL [--event TYPE]... [--mission ID] [--worker W]
+                                [--db PATH|URI]
+      missiontrack webhooks remove ID [--db PATH|URI]
+      missiontrack webhooks deliveries ID [--state failed|dead] [--db PATH|URI]
 
     DESCRIPTION
       'serve' POSTs every stored event that matches a webhook's filter to its URL, signed
@@ -35,7 +37,8 @@ enum WebhooksCommand: Command {
       --mission ID    Only this mission's events.
       --worker W      Only this worker's events.
       --state S       failed (default) or dead.
-      --db PATH       The database (default missiontrack.sqlite).
+      --db PATH|URI   The database (default missiontrack.sqlite), or a PostgreSQL URI
+                      (postgresql://USER@HOST:PORT/DB).
 
     EXAMPLES
       missiontrack webhooks add https://backend.example/hooks --event state --event enter
@@ -54,8 +57,8 @@ enum WebhooksCommand: Command {
     case "list":
       let db = try DatabaseOption(&arguments)
       try arguments.finish()
-      let database = try db.open(for: "webhooks list", readOnly: true)
-      let webhooks = try CLIError.runtime { try database.webhooks() }
+      let database = try db.openCatalog(readOnly: true)
+      let webhooks = try await CLIError.asyncRuntime { try await database.webhooks() }
       for webhook in webhooks {
         console.out(MissionService.webhookJSON(webhook, showingSecret: false))
       }
@@ -67,23 +70,23 @@ enum WebhooksCommand: Command {
       let db = try DatabaseOption(&arguments)
       let urls = try arguments.positionals()
       guard urls.count == 1 else { throw CLIError.usage("webhooks add takes one URL") }
-      let database = try db.open(for: "webhooks add", mustExist: false)
-      let webhook = try CLIError.runtime {
+      let database = try db.openCatalog(mustExist: false)
+      let webhook = try await CLIError.asyncRuntime {
         let webhook = Webhook(
           id: Webhook.makeID(), url: urls[0], eventTypes: events.isEmpty ? nil : events,
           missionID: mission, workerID: worker, secret: try MissionService.makeWebhookSecret())
-        try database.addWebhook(webhook)
-        try database.close()
+        try await database.addWebhook(webhook)
+        try await database.close()
         return webhook
       }
       console.out(MissionService.webhookJSON(webhook, showingSecret: true))
     case "remove":
       let db = try DatabaseOption(&arguments)
       let id = try webhookID(&arguments)
-      let database = try db.open(for: "webhooks remove")
-      let removed = try CLIError.runtime {
-        let removed = try database.removeWebhook(id)
-        try database.close()
+      let database = try db.openCatalog()
+      let removed = try await CLIError.asyncRuntime {
+        let removed = try await database.removeWebhook(id)
+        try await database.close()
         return removed
       }
       guard removed else { throw CLIError.failure("no webhook with id '\(id.terminalSafe)'") }
@@ -95,10 +98,12 @@ enum WebhooksCommand: Command {
       }
       let db = try DatabaseOption(&arguments)
       let id = try webhookID(&arguments)
-      let database = try db.open(for: "webhooks deliveries", readOnly: true)
-      let records = try CLIError.runtime { () throws -> [WebhookDeliveryRecord] in
-        guard try database.webhook(id) != nil else { throw StoreError.webhookNotFound(id) }
-        return try database.deliveries(ofWebhook: id, state: state)
+      let database = try db.openCatalog(readOnly: true)
+      let records = try await CLIError.asyncRuntime { () async throws -> [WebhookDeliveryRecord] in
+        guard try await database.webhook(id) != nil else {
+          throw WebhookRefusal.webhookNotFound(id)
+        }
+        return try await database.deliveries(ofWebhook: id, state: state, limit: 1_000)
       }
       for record in records {
         var line = JSONObjectWriter()

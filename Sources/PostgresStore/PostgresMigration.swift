@@ -12,6 +12,7 @@ struct PostgresMigration: Sendable {
   static let all: [PostgresMigration] = [
     PostgresMigration(version: 1, name: "initial schema", sql: initialSchema),
     PostgresMigration(version: 2, name: "missions keep a removed worker's id", sql: workerHistory),
+    PostgresMigration(version: 3, name: "the outbox: webhooks, deliveries, cursors", sql: outbox),
   ]
 
   /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN

@@ -392,7 +392,6 @@ struct PostgresCommandTests {
     #expect(
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
-      (["webhooks", "list"], "webhooks list"),
       (["serve", "--listen", "127.0.0.1:0"], "serve"),
     ]
     for (arguments, name) in commands {

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import TextRules
 
 /// A webhook subscription (DESIGN §9): where events are POSTed, which ones, and the secret
 /// they are signed with.
@@ -46,6 +47,24 @@ package struct Webhook: Sendable, Hashable {
     let value = random.next() as UInt64
     let hex = String(value, radix: 16)
     return "wh_" + String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  /// The name of webhook `id`'s cursor over the event log (`webhook:<id>`), the same in
+  /// every store.
+  package static func consumer(_ id: String) -> String { "webhook:" + id }
+
+  /// `eventTypes` as a store keeps them: comma-separated, nil for every type.
+  package var storedEventTypes: String? { eventTypes?.joined(separator: ",") }
+
+  /// The event types of a store's `storedEventTypes` text.
+  package static func eventTypes(stored text: String?) -> [String]? {
+    text.map { $0.split(separator: ",").map(String.init) }
+  }
+
+  /// Why a store refuses this webhook, or nil: `problem`, or an id against `Identifier`.
+  package var storageProblem: String? {
+    if let problem { return problem }
+    return Identifier.problem(with: id).map { "id " + $0 }
   }
 
   /// Whether `event` passes the filter.
