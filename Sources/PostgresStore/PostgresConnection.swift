@@ -9,9 +9,13 @@ import Foundation
 /// its results). Everything above it speaks Swift values and `PostgresError`.
 ///
 /// Statements are written with named parameters (`:name`), prepared once per connection
-/// and executed with their arguments in text format; rows are read by column name. Not
-/// `Sendable`: one owner (an actor, or the thread of a change waiter) uses it at a time.
-final class PostgresConnection {
+/// and executed with their arguments in text format; rows are read by column name.
+///
+/// `@unchecked Sendable` only so that it can move between threads: its state (libpq's
+/// handle, the prepared statements) is not locked, and one owner uses it at a time — the
+/// pool of `PostgresDatabase` lends each connection to one call (`withConnection`) and takes
+/// it back after, and a change waiter's thread keeps its own.
+final class PostgresConnection: @unchecked Sendable {
   /// A `NOTIFY` received on a channel this connection listens to.
   struct Notification: Sendable, Hashable {
     /// The channel.

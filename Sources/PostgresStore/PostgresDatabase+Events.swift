@@ -7,9 +7,9 @@ extension PostgresDatabase {
   /// `afterSequence`, in sequence order, at most `limit`. A fix event's fix is its track row.
   /// - Complexity: O(n) in the events returned (index range scan).
   package func events(ofMission id: String? = nil, afterSequence: Int64 = 0, limit: Int? = nil)
-    async throws -> [PostgresStoredEvent]
+    throws -> [PostgresStoredEvent]
   {
-    try await withConnection { connection in
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT e.seq, e.mission_id, e.worker_id, e.type, mt_us(e.time) AS event_us,
@@ -79,8 +79,8 @@ extension PostgresDatabase {
   }
 
   /// The delivered track of mission `id`, in time order.
-  package func track(ofMission id: String) async throws -> [Fix] {
-    try await withConnection { connection in
+  package func track(ofMission id: String) throws -> [Fix] {
+    try withConnection { connection in
       Self.fixes(
         try connection.query(
           "SELECT \(Self.trackColumns) FROM track WHERE mission_id = :id ORDER BY time",
@@ -89,8 +89,8 @@ extension PostgresDatabase {
   }
 
   /// The stored form of mission `id`, nil when there is none.
-  package func mission(_ id: String) async throws -> Mission? {
-    try await withConnection { connection in
+  package func mission(_ id: String) throws -> Mission? {
+    try withConnection { connection in
       try Self.missions(
         connection.query(
           "SELECT \(Self.missionColumns) FROM missions WHERE id = :id", ["id": id])

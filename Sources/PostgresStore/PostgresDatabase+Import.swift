@@ -26,8 +26,8 @@ extension PostgresDatabase {
   @discardableResult
   package func importMissions(
     _ records: [MissionRecord], replacingExisting: Bool = false, at time: Date = Date()
-  ) async throws -> PostgresImportSummary {
-    try await importRows(
+  ) throws -> PostgresImportSummary {
+    try importRows(
       records.lazy.map { ($0.mission, $0.properties, $0.line) }, count: records.count,
       replacingExisting: replacingExisting, at: time)
   }
@@ -36,8 +36,8 @@ extension PostgresDatabase {
   @discardableResult
   package func insert(
     _ missions: [Mission], replacingExisting: Bool = false, at time: Date = Date()
-  ) async throws -> PostgresImportSummary {
-    try await importRows(
+  ) throws -> PostgresImportSummary {
+    try importRows(
       missions.lazy.enumerated().map { ($1, "{}", $0 + 1) }, count: missions.count,
       replacingExisting: replacingExisting, at: time)
   }
@@ -51,10 +51,10 @@ extension PostgresDatabase {
 
   private func importRows<Rows: Sequence<(Mission, String, Int)>>(
     _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date
-  ) async throws -> PostgresImportSummary {
+  ) throws -> PostgresImportSummary {
     guard count > 0 else { return PostgresImportSummary(imported: 0, new: 0) }
     let updated = Self.microseconds(time)
-    return try await withConnection { connection in
+    return try withConnection { connection in
       try connection.transaction {
         try connection.execute(
           """
