@@ -1,0 +1,5 @@
+/// A held right to track one worker (`ServiceStore.claimTracking(holder:worker:)`).
+package protocol WorkerLease: AnyObject, Sendable {
+  /// Gives the right up (also done when this process exits).
+  func release()
+}
