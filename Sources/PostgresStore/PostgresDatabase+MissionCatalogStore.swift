@@ -117,7 +117,8 @@ extension PostgresDatabase: MissionCatalogStore {
   ) throws -> MissionImportCount {
     let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     do {
-      let summary = try importMissions(records, replacingExisting: replacingExisting)
+      let summary = try importMissions(
+        records, replacingExisting: replacingExisting, fileName: fileName)
       return MissionImportCount(
         format: format, imported: summary.imported, replaced: summary.replaced)
     } catch let error as PostgresImportError where error.line > 0 {

@@ -373,9 +373,19 @@ extension PostgresDatabase: TrackingStore {
       })
   }
 
+  /// The transaction-scoped advisory lock every writer of events takes first (the change
+  /// log's is another).
+  static let eventsLockKey: Int64 = 7_166_313_370_516_418_415
+
   /// Appends `events` to the outbox in order (one statement), each in its typed columns.
+  ///
+  /// The transaction takes `eventsLockKey` first and holds it to its end, so events get
+  /// their numbers in commit order: a reader that saw number n has seen every event before
+  /// it, and following the log by number (`/v1/events`) never skips one committed late by
+  /// another node or connection.
   static func insert(_ events: [TrackingEvent], _ connection: PostgresConnection) throws {
     guard !events.isEmpty else { return }
+    try connection.query("SELECT pg_advisory_xact_lock(:key)", ["key": eventsLockKey])
     let columns = events.map { EventKindColumns($0.kind) }
     try connection.query(
       """

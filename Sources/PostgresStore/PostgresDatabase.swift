@@ -29,11 +29,15 @@ package final class PostgresDatabase: Sendable {
   private let pool: Mutex<Pool>
   /// One permit per connection that may be lent at once.
   private let permits: DispatchSemaphore
+  /// The tracking leases of this process, on a connection of their own.
+  let leases: PostgresLeaseHolder
 
   /// What the pool's lock guards.
   private struct Pool {
     /// Connections given back, ready for the next call.
     var idle: [PostgresConnection] = []
+    /// Connections lent to a call now (for `interrupt()`).
+    var lent: [ObjectIdentifier: PostgresConnection] = [:]
     /// How many times a broken connection was replaced.
     var reconnects = 0
   }
@@ -55,6 +59,7 @@ package final class PostgresDatabase: Sendable {
     try PostgresMigration.migrate(connection)
     pool = Mutex(Pool(idle: [connection]))
     permits = DispatchSemaphore(value: self.maximumConnections)
+    leases = PostgresLeaseHolder(uri: uri)
   }
 
   /// How many times a broken connection was replaced (for `/healthz` and tests).
@@ -63,11 +68,15 @@ package final class PostgresDatabase: Sendable {
   /// Runs `body` on a connection of the pool, replacing a broken one and running `body`
   /// again when that is safe (see the type's documentation). `body` must not call the store
   /// again (it would wait for a second connection while holding one).
-  func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+  /// - Parameter reconnecting: Wait for a server that went away (up to `reconnectTimeout`);
+  ///   false fails at once (a health check must answer now).
+  func withConnection<T>(reconnecting: Bool = true, _ body: (PostgresConnection) throws -> T)
+    throws -> T
+  {
     permits.wait()
     defer { permits.signal() }
     let clock = ContinuousClock()
-    let deadline = clock.now + reconnectTimeout
+    let deadline = clock.now + (reconnecting ? reconnectTimeout : .zero)
     var delay = Duration.milliseconds(50)
     var conflicts = 0
     var replacing = false
@@ -82,7 +91,7 @@ package final class PostgresDatabase: Sendable {
         } catch {
           // A broken connection is dropped (the next attempt opens another); a healthy one
           // goes back whatever the body threw.
-          if connection.isOpen { giveBack(connection) }
+          giveBack(connection, keeping: connection.isOpen)
           throw error
         }
       } catch let error as PostgresError where error.isRetryable {
@@ -101,20 +110,36 @@ package final class PostgresDatabase: Sendable {
   }
 
   /// An idle open connection, else a new one (counted as a reconnect when it replaces a
-  /// broken one: `replacing`, or an idle one found closed).
+  /// broken one: `replacing`, or an idle one found closed); recorded as lent.
   private func take(replacing: Bool) throws -> PostgresConnection {
     var replacing = replacing
     while let idle = pool.withLock({ $0.idle.popLast() }) {
-      if idle.isOpen { return idle }
+      if idle.isOpen {
+        pool.withLock { $0.lent[ObjectIdentifier(idle)] = idle }
+        return idle
+      }
       replacing = true
     }
     let fresh = try PostgresConnection(uri: uri)
-    if replacing { pool.withLock { $0.reconnects += 1 } }
+    pool.withLock {
+      if replacing { $0.reconnects += 1 }
+      $0.lent[ObjectIdentifier(fresh)] = fresh
+    }
     return fresh
   }
 
-  private func giveBack(_ connection: PostgresConnection) {
-    pool.withLock { $0.idle.append(connection) }
+  /// Takes `connection` back from its call: idle again when `keeping`, else dropped.
+  private func giveBack(_ connection: PostgresConnection, keeping: Bool = true) {
+    pool.withLock {
+      $0.lent[ObjectIdentifier(connection)] = nil
+      if keeping { $0.idle.append(connection) }
+    }
+  }
+
+  /// Cancels the statements running now on every lent connection, from any thread: their
+  /// transactions fail and are rolled back (a long import when `serve` stops).
+  package func interrupt() {
+    for connection in pool.withLock({ Array($0.lent.values) }) { connection.cancel() }
   }
 
   /// Closes the idle connections (a later call opens a new one).

@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionTracking
 import PostgresTestSupport
 import Testing
@@ -79,7 +80,7 @@ struct PostgresImportTests {
     // after the other indexes were dropped.
     missions[10] = Fixtures.mission("b10", state: .active)
     missions[20] = Fixtures.mission("b20", state: .arrived)
-    #expect(throws: PostgresImportError.self) { try store.insert(missions) }
+    #expect(throws: MissionRefusal.self) { try store.insert(missions) }
     #expect(try Self.indexes(connection) == before)
     #expect(try connection.query("SELECT count(*) AS n FROM missions").int64(0, "n") == 0)
     #expect(try connection.query("SELECT count(*) AS n FROM mission_changes").int64(0, "n") == 0)
