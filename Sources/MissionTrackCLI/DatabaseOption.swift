@@ -67,6 +67,11 @@ struct DatabaseOption {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)
     }
+    return try openPostgres(uri)
+  }
+
+  /// Connects to the PostgreSQL database at `uri`.
+  private func openPostgres(_ uri: String) throws(CLIError) -> PostgresDatabase {
     // libpq reads its default connect timeout from the environment; a URI's own
     // `connect_timeout` and a PGCONNECT_TIMEOUT already set win.
     setenv("PGCONNECT_TIMEOUT", String(Self.defaultConnectTimeoutSeconds), 0)
@@ -75,6 +80,18 @@ struct DatabaseOption {
     } catch {
       throw failure(error, while: "open")
     }
+  }
+
+  /// Opens the store for `serve`: PostgreSQL for a URI, else the SQLite file (created if
+  /// missing) with `groupCommit` (nothing is expired: see `expireDue(_:)`).
+  /// - Throws: `CLIError.failure` with one line, as `openCatalog` and `open(for:…)` do.
+  func openService(groupCommit: GroupCommitPolicy) throws(CLIError)
+    -> any ServiceStore & MissionCatalogStore & TrackingStore
+  {
+    guard let uri = postgresURI else {
+      return try open(for: "serve", mustExist: false, groupCommit: groupCommit)
+    }
+    return try openPostgres(uri)
   }
 
   /// Opens the SQLite database for a command that works on SQLite only (nothing is

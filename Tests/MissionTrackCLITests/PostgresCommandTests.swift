@@ -396,7 +396,6 @@ struct PostgresCommandTests {
       (["report", "sig-101", "-o", "r.svg"], "report"),
       (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
       (["track", "--mission", "sig-101"], "track"),
-      (["serve", "--listen", "127.0.0.1:0"], "serve"),
     ]
     for (arguments, name) in commands {
       let run = try Self.run(box, arguments + ["--db", uri])
