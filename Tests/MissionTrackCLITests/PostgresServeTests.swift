@@ -1,0 +1,262 @@
+import Foundation
+import PostgresTestSupport
+import ServiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `missiontrack serve --db postgresql://…`, the built binary over real HTTP on loopback:
+/// the API answers as it does on SQLite, two nodes on one database follow each other, and
+/// what PostgreSQL cannot do yet or cannot reach fails in one line.
+@Suite(
+  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
+  .enabled(
+    if: PostgresTestCluster.isAvailable,
+    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+struct PostgresServeTests {
+  /// sig-101 of the demo missions (radius 40 m).
+  static let sig101 = (latitude: 59.61708, longitude: 17.72185)
+  static let metersPerDegree = 6_371_008.8 * Double.pi / 180
+
+  /// A point `north` metres north of sig-101.
+  static func nearSig101(north: Double) -> (latitude: Double, longitude: Double) {
+    (sig101.latitude + north / metersPerDegree, sig101.longitude)
+  }
+
+  /// `text` with every RFC 3339 time replaced by `<time>`: the only values of the exchange
+  /// made at run time (transition and fix times follow the wall clock).
+  static func normalized(_ text: String) -> String {
+    text.replacingOccurrences(
+      of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"#, with: "<time>",
+      options: .regularExpression)
+  }
+
+  /// One request; its status and normalised body as one transcript line.
+  static func call(
+    _ server: ServeProcess, _ method: String, _ path: String, _ body: String? = nil,
+    type: String = "application/json"
+  ) throws -> String {
+    var headers: [String: String] = [:]
+    if body != nil { headers["Content-Type"] = type }
+    let response = try RawHTTP.request(
+      port: server.port, method, path, headers: headers, body: Array((body ?? "").utf8))
+    // The query's time is the run's.
+    let shown = path.replacingOccurrences(
+      of: "timestamp=[0-9]+", with: "timestamp=<time>", options: .regularExpression)
+    return "\(method) \(shown) -> \(response.status) "
+      + normalized(String(decoding: response.body, as: UTF8.self))
+  }
+
+  /// The same sequence of requests against `serve --db DB`: missions (import, PUT, pages,
+  /// nearby, one mission, lifecycle actions), workers (PUT, GET, DELETE), a phone's OsmAnd
+  /// query and Overland batch, the mission's events, refusals, and the `/v1/events`
+  /// catch-up; the transcript of statuses and bodies.
+  static func exchange(database: String, in box: CLISandbox) async throws -> [String] {
+    // The receiver feeds a worker of its own, so that no mission of the exchange opens it
+    // (its connection attempts would put source events among the API's, at times of their
+    // own).
+    let server = try ServeProcess(
+      ["--db", database, "--worker", "rig"], in: box.directory, tag: "serve-exchange")
+    defer { _ = server.stop() }
+    var lines: [String] = []
+    let demo = try String(contentsOfFile: CLISandbox.demoMissions, encoding: .utf8)
+    lines.append(try call(server, "POST", "/v1/missions", demo, type: "application/geo+json"))
+    lines.append(
+      try call(
+        server, "PUT", "/v1/missions/extra-é",
+        #"{"title":"Extra","lat":59.62,"lon":17.73,"reward":"12","currency":"SEK"}"#))
+    lines.append(
+      try call(
+        server, "PUT", "/v1/missions/extra-é", #"{"title":"Edited","lat":59.62,"lon":17.73}"#))
+    lines.append(try call(server, "GET", "/v1/missions?limit=2"))
+    lines.append(try call(server, "GET", "/v1/missions?limit=2&after=sig-102"))
+    lines.append(try call(server, "GET", "/v1/missions?state=open&limit=100"))
+    lines.append(
+      try call(server, "GET", "/v1/missions?lat=59.6175&lon=17.7230&radius_m=2000&state=open"))
+    lines.append(try call(server, "GET", "/v1/missions?lat=59.6175&lon=17.7230&k=3"))
+    lines.append(
+      try call(
+        server, "PUT", "/v1/workers/phone",
+        #"{"name":"Phone","devices":[{"protocol":"osmand","device_id":"123456","secret":"s3cret"},"#
+          + #"{"protocol":"overland","device_id":"iphone","secret":"s3cret"}]}"#))
+    lines.append(try call(server, "PUT", "/v1/workers/bad%20id", #"{"name":"x"}"#))
+    lines.append(
+      try call(
+        server, "PUT", "/v1/workers/other",
+        #"{"devices":[{"protocol":"osmand","device_id":"123456"}]}"#))
+    lines.append(try call(server, "GET", "/v1/workers"))
+    lines.append(try call(server, "GET", "/v1/workers/phone"))
+    lines.append(try call(server, "POST", "/v1/missions/sig-101/accept", #"{"worker_id":"phone"}"#))
+    lines.append(try call(server, "POST", "/v1/missions/sig-102/start"))
+    lines.append(try call(server, "POST", "/v1/missions/sig-101/start"))
+    lines.append(try call(server, "DELETE", "/v1/missions/sig-101"))
+    lines.append(try call(server, "DELETE", "/v1/workers/phone"))
+    lines.append(try call(server, "PUT", "/v1/missions/sig-101", #"{"title":"T","lat":1,"lon":2}"#))
+    lines.append(
+      try call(
+        server, "POST", "/v1/missions?replace=true",
+        "id,lat,lon,state,worker_id\nsig-101,1,2,active,phone\n", type: "text/csv"))
+    lines.append(
+      try call(
+        server, "POST", "/v1/missions", "id,lat,lon,state,worker_id\nx-2,1,2,active,phone\n",
+        type: "text/csv"))
+    // The phone: OsmAnd's query far out, then an Overland batch walking in.
+    let t0 = Int(Date().timeIntervalSince1970) + 1
+    let far = nearSig101(north: -300)
+    lines.append(
+      try call(
+        server, "GET",
+        "/v1/ingest/osmand?id=123456&secret=s3cret&timestamp=\(t0)"
+          + "&lat=\(far.latitude)&lon=\(far.longitude)"))
+    let formatter = ISO8601DateFormatter()
+    let features = [-200.0, -100, -30, 0, 5].enumerated().map { step, north in
+      let point = nearSig101(north: north)
+      let time = formatter.string(from: Date(timeIntervalSince1970: Double(t0 + 1 + step)))
+      return #"{"type":"Feature","geometry":{"type":"Point","coordinates":["#
+        + "\(point.longitude),\(point.latitude)"
+        + #"]},"properties":{"timestamp":""# + time
+        + #"","horizontal_accuracy":5,"device_id":"iphone"}}"#
+    }
+    let batch = #"{"locations":["# + features.joined(separator: ",") + "]}"
+    var overland = try RawHTTP.request(
+      port: server.port, "POST", "/v1/ingest/overland",
+      headers: ["Content-Type": "application/json", "Authorization": "Bearer s3cret"],
+      body: Array(batch.utf8))
+    lines.append(
+      "POST overland -> \(overland.status) \(String(decoding: overland.body, as: UTF8.self))")
+    // Sent again (a phone that missed the answer): stored once.
+    overland = try RawHTTP.request(
+      port: server.port, "POST", "/v1/ingest/overland",
+      headers: ["Content-Type": "application/json", "Authorization": "Bearer s3cret"],
+      body: Array(batch.utf8))
+    lines.append(
+      "POST overland -> \(overland.status) \(String(decoding: overland.body, as: UTF8.self))")
+    // The single OsmAnd position joins the group commit (20 ms on SQLite).
+    try await Task.sleep(for: .milliseconds(300))
+    lines.append(try call(server, "GET", "/v1/missions/sig-101"))
+    lines.append(try call(server, "GET", "/v1/missions/sig-101/events"))
+    lines.append(try call(server, "GET", "/v1/missions/sig-101/track"))
+    lines.append(try call(server, "GET", "/v1/workers/phone"))
+    lines.append(try call(server, "POST", "/v1/missions/sig-101/submit"))
+    lines.append(try call(server, "POST", "/v1/missions/sig-101/complete"))
+    lines.append(try call(server, "DELETE", "/v1/workers/phone"))
+    lines.append(try call(server, "GET", "/v1/workers/phone"))
+    lines.append(try call(server, "DELETE", "/v1/workers/local"))
+    lines.append(try call(server, "DELETE", "/v1/missions/extra-%C3%A9"))
+    lines.append(try call(server, "GET", "/v1/missions/extra-%C3%A9"))
+    lines.append(try call(server, "GET", "/v1/missions/sig-101"))
+    lines.append(
+      try call(server, "POST", "/v1/missions", "id,lat,lon\nsig-102,1,2\n", type: "text/csv"))
+    lines.append(
+      try call(
+        server, "POST", "/v1/missions?replace=true", "id,lat,lon,state\nn-1,1,2,active\n",
+        type: "text/csv"))
+    // The catch-up of `/v1/events` from the start.
+    let client = try SSEClient(port: server.port, lastEventID: 0)
+    defer { client.close() }
+    _ = await client.wait(timeout: 10) { $0.last?.type == "state" && $0.count > 10 }
+    try await Task.sleep(for: .milliseconds(500))
+    for event in client.events {
+      lines.append("SSE \(event.id ?? -1) \(event.type) \(normalized(event.data))")
+    }
+    return lines
+  }
+
+  @Test func theAPIAnswersOnPostgreSQLAsOnSQLite() async throws {
+    let box = try CLISandbox()
+    let sqlite = try await Self.exchange(database: box.path("serve.sqlite"), in: box)
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let postgres = try await Self.exchange(database: uri, in: box)
+    #expect(postgres.count == sqlite.count)
+    for (onPostgres, onSQLite) in zip(postgres, sqlite) {
+      #expect(onPostgres == onSQLite)
+    }
+    // What the exchange went through, so that "equal" is not equal emptiness.
+    #expect(sqlite.contains { $0.hasPrefix("POST /v1/missions/sig-101/submit -> 200") })
+    #expect(sqlite.filter { $0.hasPrefix("SSE ") }.count > 10)
+    #expect(sqlite.contains { $0.contains(#""state":"arrived""#) })
+  }
+
+  @Test func anImportThroughOneNodeIsInTheOthersNearbyWithinOneSecond() async throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let nodeA = try ServeProcess(["--db", uri], in: box.directory, tag: "node-a")
+    defer { _ = nodeA.stop() }
+    // Each node's receiver feeds a worker of its own: one tracker per worker (the lease is
+    // the database's, whichever machine claims it).
+    let nodeB = try ServeProcess(
+      ["--db", uri, "--worker", "node-b"], in: box.directory, tag: "node-b")
+    defer { _ = nodeB.stop() }
+    let nearby = "/v1/missions?lat=10.0&lon=20.0&radius_m=1000"
+    var latencies: [Double] = []
+    for round in 0..<5 {
+      let id = "fresh-\(round)"
+      let before = try RawHTTP.request(port: nodeB.port, "GET", nearby)
+      #expect(!String(decoding: before.body, as: UTF8.self).contains(id))
+      let imported = try RawHTTP.request(
+        port: nodeA.port, "POST", "/v1/missions", headers: ["Content-Type": "text/csv"],
+        body: Array("id,lat,lon\n\(id),10.0,20.00\(round)\n".utf8))
+      #expect(imported.status == 201)
+      let answered = Date()
+      var seen: Double?
+      while Date().timeIntervalSince(answered) < 5 {
+        let response = try RawHTTP.request(port: nodeB.port, "GET", nearby)
+        if String(decoding: response.body, as: UTF8.self).contains(#""id":"\#(id)""#) {
+          seen = Date().timeIntervalSince(answered)
+          break
+        }
+        usleep(10_000)
+      }
+      let latency = try #require(seen, "\(id) never reached node B")
+      latencies.append(latency)
+    }
+    print("import on node A to node B's nearby, seconds: \(latencies)")
+    #expect(latencies.allSatisfy { $0 < 1 }, "\(latencies)")
+  }
+
+  @Test func serveOnAServerThatIsDownFailsInOneLineAsABadPathDoes() throws {
+    let box = try CLISandbox()
+    let closedPort = try RawHTTP.freeLoopbackPort()
+    let down = try ServeProcess.run(
+      [
+        "serve", "--listen", "127.0.0.1:0", "--db",
+        "postgresql://postgres:hunter2@127.0.0.1:\(closedPort)/missions",
+      ], in: box.directory, timeout: 30)
+    let badPath = try ServeProcess.run(
+      ["serve", "--listen", "127.0.0.1:0", "--db", box.path("no/such/dir/x.sqlite")],
+      in: box.directory, timeout: 30)
+    #expect(badPath.status == 1)
+    #expect(down.status == badPath.status, "\(down.err)")
+    #expect(down.err.split(separator: "\n").count == 1, "\(down.err)")
+    #expect(down.err.contains("Connection refused") && !down.err.contains("hunter2"), "\(down.err)")
+  }
+
+  @Test func webhooksAndMQTTAreRefusedOnPostgreSQLInOneLine() async throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    for flags in [["--webhook", "http://127.0.0.1:9/hook"], ["--mqtt", "mqtt://127.0.0.1:9"]] {
+      let run = try ServeProcess.run(
+        ["serve", "--listen", "127.0.0.1:0", "--db", uri] + flags, in: box.directory,
+        timeout: 30)
+      #expect(run.status == 1)
+      #expect(
+        run.err.hasSuffix(
+          ": `missiontrack serve \(flags[0])` is not supported on PostgreSQL yet: use an SQLite "
+            + "file (--db PATH)\n"), "\(run.err)")
+    }
+    let server = try ServeProcess(["--db", uri], in: box.directory, tag: "serve-webhooks")
+    defer { _ = server.stop() }
+    for (method, path) in [("GET", "/v1/webhooks"), ("POST", "/v1/webhooks")] {
+      let response = try RawHTTP.request(
+        port: server.port, method, path, headers: ["Content-Type": "application/json"],
+        body: Array(#"{"url":"http://127.0.0.1:9/hook"}"#.utf8))
+      #expect(response.status == 501)
+      #expect(
+        String(decoding: response.body, as: UTF8.self)
+          == #"{"error":{"status":501,"message":"webhooks are not supported on PostgreSQL yet: use an SQLite database"}}"#
+          + "\n")
+    }
+  }
+}
