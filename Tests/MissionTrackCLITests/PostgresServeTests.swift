@@ -259,4 +259,100 @@ struct PostgresServeTests {
           + "\n")
     }
   }
+
+  @Test func aWorkerIsTrackedByOneNodeOfTheDatabaseUntilThatNodeDies() throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let nodeA = try ServeProcess(["--db", uri], in: box.directory, tag: "lease-a")
+    defer { _ = nodeA.stop() }
+    // Node B's receiver would feed `local` too: refused while node A holds it, naming A.
+    let refused = try ServeProcess.run(
+      ["serve", "--listen", "127.0.0.1:0", "--db", uri], in: box.directory, timeout: 30)
+    #expect(refused.status == 1)
+    #expect(refused.err.split(separator: "\n").count == 1, "\(refused.err)")
+    #expect(
+      refused.err.contains(
+        "worker local on database \(uri.split(separator: "/").last?.split(separator: "?").first ?? "")"
+          + " is already being tracked by pid \(nodeA.process.processIdentifier) (missiontrack serve)"
+      ),
+      "\(refused.err)")
+    // A phone's worker: its lease is taken by the node its positions reach, and refused on
+    // the other while the first tracks it.
+    let nodeB = try ServeProcess(
+      ["--db", uri, "--worker", "rig-b"], in: box.directory, tag: "lease-b")
+    defer { _ = nodeB.stop() }
+    for (method, path, body) in [
+      ("POST", "/v1/missions", "id,lat,lon\nm-1,59.6,17.7\n"),
+      (
+        "PUT", "/v1/workers/phone",
+        #"{"devices":[{"protocol":"osmand","device_id":"p1","secret":"s3cret"}]}"#
+      ),
+      ("POST", "/v1/missions/m-1/accept", #"{"worker_id":"phone"}"#),
+      ("POST", "/v1/missions/m-1/start", ""),
+    ] {
+      let response = try RawHTTP.request(
+        port: nodeA.port, method, path,
+        headers: [
+          "Content-Type": method == "POST" && path == "/v1/missions"
+            ? "text/csv" : "application/json"
+        ],
+        body: Array(body.utf8))
+      #expect(response.status < 300, "\(path): \(String(decoding: response.body, as: UTF8.self))")
+    }
+    var time = Int(Date().timeIntervalSince1970) + 1
+    func position(_ node: ServeProcess) throws -> RawHTTP.Response {
+      time += 1
+      return try RawHTTP.request(
+        port: node.port, "GET",
+        "/v1/ingest/osmand?id=p1&secret=s3cret&timestamp=\(time)&lat=59.61&lon=17.7")
+    }
+    #expect(try position(nodeA).status == 200)
+    let elsewhere = try position(nodeB)
+    #expect(elsewhere.status == 503)
+    #expect(
+      String(decoding: elsewhere.body, as: UTF8.self).contains(
+        "worker phone on database"), "\(String(decoding: elsewhere.body, as: UTF8.self))")
+    // Node A dies: the server ends its session, and with it the lease.
+    nodeA.crash()
+    let deadline = Date().addingTimeInterval(10)
+    var status = 0
+    while Date() < deadline {
+      status = try position(nodeB).status
+      if status == 200 { break }
+      usleep(100_000)
+    }
+    #expect(status == 200)
+  }
+
+  @Test func whileTheServerIsDownHealthzSaysSoAndTheNodeCatchesUpAfter() throws {
+    let box = try CLISandbox()
+    // A cluster of its own: stopping it must not disturb the other tests.
+    let cluster = try PostgresTestCluster()
+    let uri = try cluster.createDatabase()
+    let node = try ServeProcess(["--db", uri], in: box.directory, tag: "outage")
+    defer { _ = node.stop() }
+    #expect(try RawHTTP.request(port: node.port, "GET", "/healthz").status == 200)
+    try cluster.stop()
+    let asked = Date()
+    let down = try RawHTTP.request(port: node.port, "GET", "/healthz")
+    #expect(down.status == 503)
+    #expect(String(decoding: down.body, as: UTF8.self).hasPrefix("database not writable"))
+    #expect(Date().timeIntervalSince(asked) < 3)
+    try cluster.start()
+    // Another process writes once the server is back; the node's waiter reconnected, and
+    // its grid catches up from the change log.
+    let imported = try ServeProcess.run(
+      ["missions", "import", CLISandbox.demoMissions, "--db", uri], in: box.directory)
+    #expect(imported.status == 0, "\(imported.err)")
+    let deadline = Date().addingTimeInterval(10)
+    var seen = false
+    while Date() < deadline, !seen {
+      let nearby = try RawHTTP.request(
+        port: node.port, "GET", "/v1/missions?lat=59.6175&lon=17.7230&radius_m=2000")
+      seen = String(decoding: nearby.body, as: UTF8.self).contains(#""id":"sig-101""#)
+      if !seen { usleep(50_000) }
+    }
+    #expect(seen)
+    #expect(try RawHTTP.request(port: node.port, "GET", "/healthz").status == 200)
+  }
 }
