@@ -258,4 +258,25 @@ struct PostgresDatabaseTests {
     #expect(try store.mission("k1")?.id == "k1")
     #expect(store.reconnects == 1)
   }
+
+  @Test func interruptCancelsTheStatementsRunningNow() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    let clock = ContinuousClock()
+    let started = clock.now
+    async let sleeping: PostgresError? = onThread {
+      do {
+        _ = try store.withConnection { try $0.query("SELECT pg_sleep(20)") }
+        return nil
+      } catch let error as PostgresError {
+        return error
+      }
+    }
+    try await Task.sleep(for: .milliseconds(500))
+    store.interrupt()
+    let error = try await sleeping
+    #expect(error?.sqlState == "57014", "\(String(describing: error))")
+    #expect(clock.now - started < .seconds(10))
+    // The connection went back to the pool and answers.
+    #expect(try store.lastEventSequence() == 0)
+  }
 }
