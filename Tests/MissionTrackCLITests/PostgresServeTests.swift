@@ -33,21 +33,119 @@ struct PostgresServeTests {
       options: .regularExpression)
   }
 
-  /// One request; its status and normalised body as one transcript line.
-  static func call(
-    _ server: ServeProcess, _ method: String, _ path: String, _ body: String? = nil,
-    type: String = "application/json"
-  ) throws -> String {
+  /// One request of the exchange: method, path, body and its type (a JSON body unless said).
+  struct Step {
+    var method: String
+    var path: String
+    var body: String?
+    var type = "application/json"
     var headers: [String: String] = [:]
-    if body != nil { headers["Content-Type"] = type }
-    let response = try RawHTTP.request(
-      port: server.port, method, path, headers: headers, body: Array((body ?? "").utf8))
-    // The query's time is the run's.
-    let shown = path.replacingOccurrences(
-      of: "timestamp=[0-9]+", with: "timestamp=<time>", options: .regularExpression)
-    return "\(method) \(shown) -> \(response.status) "
-      + normalized(String(decoding: response.body, as: UTF8.self))
+
+    init(
+      _ method: String, _ path: String, _ body: String? = nil, type: String = "application/json",
+      headers: [String: String] = [:]
+    ) {
+      self.method = method
+      self.path = path
+      self.body = body
+      self.type = type
+      self.headers = headers
+    }
+
+    /// Sends it to `server`; its status and normalised body as one transcript line.
+    func line(_ server: ServeProcess) throws -> String {
+      var headers = self.headers
+      if body != nil { headers["Content-Type"] = type }
+      let response = try RawHTTP.request(
+        port: server.port, method, path, headers: headers, body: Array((body ?? "").utf8))
+      // The query's time is the run's.
+      let shown = path.replacingOccurrences(
+        of: "timestamp=[0-9]+", with: "timestamp=<time>", options: .regularExpression)
+      return "\(method) \(shown) -> \(response.status) "
+        + normalized(String(decoding: response.body, as: UTF8.self))
+    }
   }
+
+  /// Missions imported, replaced, paged and found nearby; a phone's worker registered (and
+  /// refusals); sig-101 accepted and started for it; refusals while it is tracked.
+  static let before: [Step] = [
+    Step(
+      "POST", "/v1/missions",
+      (try? String(contentsOfFile: CLISandbox.demoMissions, encoding: .utf8)) ?? "",
+      type: "application/geo+json"),
+    Step(
+      "PUT", "/v1/missions/extra-é",
+      #"{"title":"Extra","lat":59.62,"lon":17.73,"reward":"12","currency":"SEK"}"#),
+    Step("PUT", "/v1/missions/extra-é", #"{"title":"Edited","lat":59.62,"lon":17.73}"#),
+    Step("GET", "/v1/missions?limit=2"),
+    Step("GET", "/v1/missions?limit=2&after=sig-102"),
+    Step("GET", "/v1/missions?state=open&limit=100"),
+    Step("GET", "/v1/missions?lat=59.6175&lon=17.7230&radius_m=2000&state=open"),
+    Step("GET", "/v1/missions?lat=59.6175&lon=17.7230&k=3"),
+    Step(
+      "PUT", "/v1/workers/phone",
+      #"{"name":"Phone","devices":[{"protocol":"osmand","device_id":"123456","secret":"s3cret"},"#
+        + #"{"protocol":"overland","device_id":"iphone","secret":"s3cret"}]}"#),
+    Step("PUT", "/v1/workers/bad%20id", #"{"name":"x"}"#),
+    Step("PUT", "/v1/workers/other", #"{"devices":[{"protocol":"osmand","device_id":"123456"}]}"#),
+    Step("GET", "/v1/workers"),
+    Step("GET", "/v1/workers/phone"),
+    Step("POST", "/v1/missions/sig-101/accept", #"{"worker_id":"phone"}"#),
+    Step("POST", "/v1/missions/sig-102/start"),
+    Step("POST", "/v1/missions/sig-101/start"),
+    Step("DELETE", "/v1/missions/sig-101"),
+    Step("DELETE", "/v1/workers/phone"),
+    Step("PUT", "/v1/missions/sig-101", #"{"title":"T","lat":1,"lon":2}"#),
+    Step(
+      "POST", "/v1/missions?replace=true",
+      "id,lat,lon,state,worker_id\nsig-101,1,2,active,phone\n", type: "text/csv"),
+    Step("POST", "/v1/missions", "id,lat,lon,state\nx-2,1,2,active\n", type: "text/csv"),
+  ]
+
+  /// The phone's positions: OsmAnd's query far out (at `t0`), then an Overland batch
+  /// walking in to sig-101, sent twice (a phone that missed the answer: stored once).
+  static func phone(at t0: Int) -> [Step] {
+    let far = nearSig101(north: -300)
+    let formatter = ISO8601DateFormatter()
+    let features = [-200.0, -100, -30, 0, 5].enumerated().map { step, north in
+      let point = nearSig101(north: north)
+      let time = formatter.string(from: Date(timeIntervalSince1970: Double(t0 + 1 + step)))
+      return #"{"type":"Feature","geometry":{"type":"Point","coordinates":["#
+        + "\(point.longitude),\(point.latitude)"
+        + #"]},"properties":{"timestamp":""# + time
+        + #"","horizontal_accuracy":5,"device_id":"iphone"}}"#
+    }
+    let batch = Step(
+      "POST", "/v1/ingest/overland", #"{"locations":["# + features.joined(separator: ",") + "]}",
+      headers: ["Authorization": "Bearer s3cret"])
+    return [
+      Step(
+        "GET",
+        "/v1/ingest/osmand?id=123456&secret=s3cret&timestamp=\(t0)"
+          + "&lat=\(far.latitude)&lon=\(far.longitude)"),
+      batch, batch,
+    ]
+  }
+
+  /// What the positions made of sig-101, its end, removals and refusals.
+  static let after: [Step] = [
+    Step("GET", "/v1/missions/sig-101"),
+    Step("GET", "/v1/missions/sig-101/events"),
+    Step("GET", "/v1/missions/sig-101/track"),
+    Step("GET", "/v1/workers/phone"),
+    Step("POST", "/v1/missions/sig-101/submit"),
+    Step("POST", "/v1/missions/sig-101/complete"),
+    Step("DELETE", "/v1/workers/phone"),
+    Step("GET", "/v1/workers/phone"),
+    Step("DELETE", "/v1/workers/local"),
+    Step("DELETE", "/v1/missions/extra-%C3%A9"),
+    Step("GET", "/v1/missions/extra-%C3%A9"),
+    Step("GET", "/v1/missions/sig-101"),
+    Step("POST", "/v1/missions", "id,lat,lon\nsig-102,1,2\n", type: "text/csv"),
+    Step(
+      "POST", "/v1/missions?replace=true", "id,lat,lon,state\nn-1,1,2,active\n",
+      type: "text/csv"),
+  ]
 
   /// The same sequence of requests against `serve --db DB`: missions (import, PUT, pages,
   /// nearby, one mission, lifecycle actions), workers (PUT, GET, DELETE), a phone's OsmAnd
@@ -60,99 +158,11 @@ struct PostgresServeTests {
     let server = try ServeProcess(
       ["--db", database, "--worker", "rig"], in: box.directory, tag: "serve-exchange")
     defer { _ = server.stop() }
-    var lines: [String] = []
-    let demo = try String(contentsOfFile: CLISandbox.demoMissions, encoding: .utf8)
-    lines.append(try call(server, "POST", "/v1/missions", demo, type: "application/geo+json"))
-    lines.append(
-      try call(
-        server, "PUT", "/v1/missions/extra-é",
-        #"{"title":"Extra","lat":59.62,"lon":17.73,"reward":"12","currency":"SEK"}"#))
-    lines.append(
-      try call(
-        server, "PUT", "/v1/missions/extra-é", #"{"title":"Edited","lat":59.62,"lon":17.73}"#))
-    lines.append(try call(server, "GET", "/v1/missions?limit=2"))
-    lines.append(try call(server, "GET", "/v1/missions?limit=2&after=sig-102"))
-    lines.append(try call(server, "GET", "/v1/missions?state=open&limit=100"))
-    lines.append(
-      try call(server, "GET", "/v1/missions?lat=59.6175&lon=17.7230&radius_m=2000&state=open"))
-    lines.append(try call(server, "GET", "/v1/missions?lat=59.6175&lon=17.7230&k=3"))
-    lines.append(
-      try call(
-        server, "PUT", "/v1/workers/phone",
-        #"{"name":"Phone","devices":[{"protocol":"osmand","device_id":"123456","secret":"s3cret"},"#
-          + #"{"protocol":"overland","device_id":"iphone","secret":"s3cret"}]}"#))
-    lines.append(try call(server, "PUT", "/v1/workers/bad%20id", #"{"name":"x"}"#))
-    lines.append(
-      try call(
-        server, "PUT", "/v1/workers/other",
-        #"{"devices":[{"protocol":"osmand","device_id":"123456"}]}"#))
-    lines.append(try call(server, "GET", "/v1/workers"))
-    lines.append(try call(server, "GET", "/v1/workers/phone"))
-    lines.append(try call(server, "POST", "/v1/missions/sig-101/accept", #"{"worker_id":"phone"}"#))
-    lines.append(try call(server, "POST", "/v1/missions/sig-102/start"))
-    lines.append(try call(server, "POST", "/v1/missions/sig-101/start"))
-    lines.append(try call(server, "DELETE", "/v1/missions/sig-101"))
-    lines.append(try call(server, "DELETE", "/v1/workers/phone"))
-    lines.append(try call(server, "PUT", "/v1/missions/sig-101", #"{"title":"T","lat":1,"lon":2}"#))
-    lines.append(
-      try call(
-        server, "POST", "/v1/missions?replace=true",
-        "id,lat,lon,state,worker_id\nsig-101,1,2,active,phone\n", type: "text/csv"))
-    lines.append(
-      try call(
-        server, "POST", "/v1/missions", "id,lat,lon,state,worker_id\nx-2,1,2,active,phone\n",
-        type: "text/csv"))
-    // The phone: OsmAnd's query far out, then an Overland batch walking in.
-    let t0 = Int(Date().timeIntervalSince1970) + 1
-    let far = nearSig101(north: -300)
-    lines.append(
-      try call(
-        server, "GET",
-        "/v1/ingest/osmand?id=123456&secret=s3cret&timestamp=\(t0)"
-          + "&lat=\(far.latitude)&lon=\(far.longitude)"))
-    let formatter = ISO8601DateFormatter()
-    let features = [-200.0, -100, -30, 0, 5].enumerated().map { step, north in
-      let point = nearSig101(north: north)
-      let time = formatter.string(from: Date(timeIntervalSince1970: Double(t0 + 1 + step)))
-      return #"{"type":"Feature","geometry":{"type":"Point","coordinates":["#
-        + "\(point.longitude),\(point.latitude)"
-        + #"]},"properties":{"timestamp":""# + time
-        + #"","horizontal_accuracy":5,"device_id":"iphone"}}"#
-    }
-    let batch = #"{"locations":["# + features.joined(separator: ",") + "]}"
-    var overland = try RawHTTP.request(
-      port: server.port, "POST", "/v1/ingest/overland",
-      headers: ["Content-Type": "application/json", "Authorization": "Bearer s3cret"],
-      body: Array(batch.utf8))
-    lines.append(
-      "POST overland -> \(overland.status) \(String(decoding: overland.body, as: UTF8.self))")
-    // Sent again (a phone that missed the answer): stored once.
-    overland = try RawHTTP.request(
-      port: server.port, "POST", "/v1/ingest/overland",
-      headers: ["Content-Type": "application/json", "Authorization": "Bearer s3cret"],
-      body: Array(batch.utf8))
-    lines.append(
-      "POST overland -> \(overland.status) \(String(decoding: overland.body, as: UTF8.self))")
+    var lines = try before.map { try $0.line(server) }
+    lines += try phone(at: Int(Date().timeIntervalSince1970) + 1).map { try $0.line(server) }
     // The single OsmAnd position joins the group commit (20 ms on SQLite).
     try await Task.sleep(for: .milliseconds(300))
-    lines.append(try call(server, "GET", "/v1/missions/sig-101"))
-    lines.append(try call(server, "GET", "/v1/missions/sig-101/events"))
-    lines.append(try call(server, "GET", "/v1/missions/sig-101/track"))
-    lines.append(try call(server, "GET", "/v1/workers/phone"))
-    lines.append(try call(server, "POST", "/v1/missions/sig-101/submit"))
-    lines.append(try call(server, "POST", "/v1/missions/sig-101/complete"))
-    lines.append(try call(server, "DELETE", "/v1/workers/phone"))
-    lines.append(try call(server, "GET", "/v1/workers/phone"))
-    lines.append(try call(server, "DELETE", "/v1/workers/local"))
-    lines.append(try call(server, "DELETE", "/v1/missions/extra-%C3%A9"))
-    lines.append(try call(server, "GET", "/v1/missions/extra-%C3%A9"))
-    lines.append(try call(server, "GET", "/v1/missions/sig-101"))
-    lines.append(
-      try call(server, "POST", "/v1/missions", "id,lat,lon\nsig-102,1,2\n", type: "text/csv"))
-    lines.append(
-      try call(
-        server, "POST", "/v1/missions?replace=true", "id,lat,lon,state\nn-1,1,2,active\n",
-        type: "text/csv"))
+    lines += try after.map { try $0.line(server) }
     // The catch-up of `/v1/events` from the start.
     let client = try SSEClient(port: server.port, lastEventID: 0)
     defer { client.close() }
