@@ -3,8 +3,8 @@ import MissionFiles
 import MissionTracking
 
 /// What the commands that import and read missions (`missions import`, `missions list`,
-/// `missions show`, `nearby`) ask of a store, so that they run unchanged on SQLite
-/// (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
+/// `missions show`, `nearby`, `export`, `report`) ask of a store, so that they run unchanged
+/// on SQLite (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
 ///
 /// Every requirement is one the SQLite store already answers; the PostgreSQL store answers
 /// it with the same values for the same missions (ids in Unicode NFC, missions ordered by
@@ -21,6 +21,14 @@ package protocol MissionCatalogStore: Sendable {
 
   /// The delivered track of stored mission `id`, in time order.
   func track(ofMission id: String) async throws -> [Fix]
+
+  /// The stored events of stored mission `id`, oldest first (`report` draws them).
+  func trackingEvents(ofMission id: String) async throws -> [TrackingEvent]
+
+  /// The stored events of stored mission `id` as JSON lines (no newlines), oldest first:
+  /// what `export --format jsonl` prints. A line is `TrackingEvent.jsonLine`, or the text
+  /// a store kept where that would not give the line first written byte for byte.
+  func eventLines(ofMission id: String) async throws -> [String]
 
   /// The geofence states of stored mission `id`, by fence id.
   func fenceStates(ofMission id: String) async throws -> [String: FenceState]

@@ -11,10 +11,10 @@ import PostgresStore
 /// A `postgresql://` or `postgres://` URI (any libpq connection URI, DESIGN §10) selects
 /// the PostgreSQL store; anything else is an SQLite file. That choice is made here only
 /// (`postgresURI`), and a URI never goes through the file checks. The commands that run on
-/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog, the engine's
-/// `TrackingStore` for the lifecycle actions, `WorkerStore` for `workers`); the others open
-/// the SQLite file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in
-/// one line.
+/// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog with the
+/// recorded tracks and events, the engine's `TrackingStore` for the lifecycle actions,
+/// `WorkerStore` for `workers`); the others open the SQLite file with
+/// `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
@@ -51,6 +51,10 @@ struct DatabaseOption {
     let lowered = path.lowercased()
     return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") ? path : nil
   }
+
+  /// The SQLite file the option names, which `-o` must never overwrite
+  /// (`OutputFile.write`); nil for a PostgreSQL URI, which names no file here.
+  var databaseFile: String? { postgresURI == nil ? resolvedPath : nil }
 
   /// Whether the database file exists now (`:memory:` counts as existing).
   var exists: Bool {

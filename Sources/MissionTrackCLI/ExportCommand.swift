@@ -13,7 +13,7 @@ enum ExportCommand: Command {
       missiontrack export - get a mission's recorded track or events out
 
     SYNOPSIS
-      missiontrack export [--format gpx|geojson|jsonl] [-o FILE|-] [--db PATH] [--] ID
+      missiontrack export [--format gpx|geojson|jsonl] [-o FILE|-] [--db PATH|URI] [--] ID
 
     DESCRIPTION
       Writes what was recorded for mission ID:
@@ -33,7 +33,9 @@ enum ExportCommand: Command {
     OPTIONS
       --format F   gpx, geojson or jsonl.
       -o FILE      Write to FILE instead of standard output (- for standard output).
-      --db PATH    The database (default missiontrack.sqlite).
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
+                   (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success, 1 unknown mission, no database or unwritable FILE, 64 usage error.
@@ -68,24 +70,26 @@ enum ExportCommand: Command {
       throw CLIError.usage(
         "--format gpx|geojson|jsonl is required (or -o FILE.gpx|.geojson|.jsonl)")
     }
-    let database = try db.open(for: "export", readOnly: true)
-    let text: String = try CLIError.runtime {
-      guard let mission = try database.mission(id: id) else {
+    let database = try db.openCatalog(readOnly: true)
+    let text: String = try await CLIError.asyncRuntime {
+      guard let mission = try await database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
       let name = mission.title.isEmpty ? mission.id : "\(mission.id): \(mission.title)"
       switch format {
       case .gpx:
-        return GPXWriter.document(for: try database.track(ofMission: id), trackName: name)
+        return GPXWriter.document(
+          for: try await database.track(ofMission: mission.id), trackName: name)
       case .geojson:
-        return GeoJSONWriter.document(for: try database.track(ofMission: id), name: name)
+        return GeoJSONWriter.document(
+          for: try await database.track(ofMission: mission.id), name: name)
       case .jsonl:
-        let lines = try database.eventLines(ofMission: id)
+        let lines = try await database.eventLines(ofMission: mission.id)
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
       }
     }
     if output == nil || output == "-", text.isEmpty { return 0 }
-    try OutputFile.write(text, toPath: output, console: console, database: db.resolvedPath)
+    try OutputFile.write(text, toPath: output, console: console, database: db.databaseFile)
     if let output, output != "-" {
       console.err(
         "wrote \(format.rawValue) of mission \(id.terminalSafe) to \(output.terminalSafe)")

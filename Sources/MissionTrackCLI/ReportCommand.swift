@@ -12,7 +12,7 @@ enum ReportCommand: Command {
       missiontrack report - a map picture of what happened on a mission
 
     SYNOPSIS
-      missiontrack report ID -o FILE.svg|FILE.html [--db PATH]
+      missiontrack report ID -o FILE.svg|FILE.html [--db PATH|URI]
 
     DESCRIPTION
       Loads mission ID, its recorded track and its events from the database and draws a
@@ -30,7 +30,9 @@ enum ReportCommand: Command {
 
     OPTIONS
       -o FILE      The picture to write, ending in .svg, .html or .htm.
-      --db PATH    The database (default missiontrack.sqlite).
+      --db PATH|URI
+                   The database (default missiontrack.sqlite), or a PostgreSQL URI
+                   (postgresql://USER@HOST:PORT/DB).
 
     EXIT STATUS
       0 success, 1 unknown mission, no database or unwritable FILE, 64 usage error.
@@ -53,18 +55,18 @@ enum ReportCommand: Command {
     guard ReportFormat(path: output) != nil else {
       throw CLIError.usage("-o FILE must end in .svg or .html, got '\(output)'")
     }
-    let database = try db.open(for: "report")
+    let database = try db.openCatalog()
     try await db.expireDue(database)
-    let report = try CLIError.runtime {
-      guard let mission = try database.mission(id: id) else {
+    let report = try await CLIError.asyncRuntime {
+      guard let mission = try await database.mission(id: id) else {
         throw CLIError.failure("no mission with id '\(id)'")
       }
-      let events = try database.events(ofMission: id).map(\.event)
       return MissionReport(
-        mission: mission, track: try database.track(ofMission: id), events: events)
+        mission: mission, track: try await database.track(ofMission: mission.id),
+        events: try await database.trackingEvents(ofMission: mission.id))
     }
     try ReportRenderer().write(
-      report, toPath: output, console: console, database: db.resolvedPath)
+      report, toPath: output, console: console, database: db.databaseFile)
     console.err(
       "wrote \(output) (mission \(id): \(report.track.count) fixes, \(report.events.count) events)")
     return 0

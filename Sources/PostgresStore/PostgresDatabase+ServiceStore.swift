@@ -70,11 +70,6 @@ extension PostgresDatabase: ServiceStore {
     }
   }
 
-  /// Every stored event of mission `id` as its JSON line, in order.
-  package func eventLines(ofMission id: String) throws -> [String] {
-    try events(ofMission: MissionID.normalized(id)).map(\.jsonLine)
-  }
-
   /// The events after `afterSequence`, in order, at most `limit`. Every event is committed
   /// when its call returns, and events are numbered in commit order (see
   /// `insert(_:_:)`), so a reader that follows the log by number skips none.

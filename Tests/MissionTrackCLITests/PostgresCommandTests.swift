@@ -392,8 +392,6 @@ struct PostgresCommandTests {
       try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
     let commands: [(arguments: [String], name: String)] = [
       (["webhooks", "list"], "webhooks list"),
-      (["export", "sig-101", "--format", "gpx"], "export"),
-      (["report", "sig-101", "-o", "r.svg"], "report"),
       (["replay", CLISandbox.walkGPX, "--mission", "sig-101"], "replay"),
       (["track", "--mission", "sig-101"], "track"),
     ]

@@ -260,7 +260,8 @@ struct PostgresDatabaseTests {
   }
 
   @Test func interruptCancelsTheStatementsRunningNow() async throws {
-    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
     let clock = ContinuousClock()
     let started = clock.now
     async let sleeping: PostgresError? = onThread {
@@ -271,11 +272,21 @@ struct PostgresDatabaseTests {
         return error
       }
     }
-    try await Task.sleep(for: .milliseconds(500))
+    // Once the statement runs (a loaded machine may take a while to start the thread).
+    let observer = try PostgresConnection(uri: uri)
+    let running = await eventually(within: .seconds(20)) {
+      (try? observer.query(
+        """
+        SELECT count(*) AS n FROM pg_stat_activity
+        WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'
+        """
+      ).int64(0, "n")) == 1
+    }
+    #expect(running)
     store.interrupt()
     let error = try await sleeping
     #expect(error?.sqlState == "57014", "\(String(describing: error))")
-    #expect(clock.now - started < .seconds(10))
+    #expect(clock.now - started < .seconds(19))
     // The connection went back to the pool and answers.
     #expect(try store.lastEventSequence() == 0)
   }
