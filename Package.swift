@@ -64,8 +64,8 @@ let package = Package(
     .target(
       name: "MissionService",
       dependencies: [
-        "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionStore",
-        "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD", "Delivery",
+        "MissionProximity", "MissionTracking", "TraceFormats", "MissionFiles", "MissionCatalog",
+        "MissionStore", "MissionReporting", "Ingest", "TextRules", "CMicroHTTPD", "Delivery",
       ],
       // The map page's files, compiled into the binary (no file is read at run time).
       resources: [

@@ -9,73 +9,72 @@ import Foundation
 /// restart repeats, never skips, an event. Both stores answer with the same values: the
 /// same ids, cursors, states, attempts and errors, times to the microsecond.
 ///
-/// The requirements are `async` so that the PostgreSQL store can meet them; the SQLite
-/// store's synchronous methods meet them as they are.
+/// Synchronous, as `ServiceStore` is: the service's threads call it and wait.
 package protocol OutboxStore: Sendable {
   /// Committed events after `afterSequence`, in `seq` order, at most `limit`. An event
   /// with a lower `seq` is never committed after one with a higher `seq` was read, so a
   /// cursor that moved past an event never misses an earlier one.
-  func committedEvents(afterSequence: Int64, limit: Int) async throws -> [StoredEvent]
+  func committedEvents(afterSequence: Int64, limit: Int) throws -> [StoredEvent]
 
   /// The highest committed `seq` (0 for an empty log).
-  func lastCommittedSequence() async throws -> Int64
+  func lastCommittedSequence() throws -> Int64
 
   /// The time of the committed event just after `sequence`, nil when there is none: the
   /// oldest event a consumer at cursor `sequence` has not handed over.
-  func timeOfEvent(after sequence: Int64) async throws -> Date?
+  func timeOfEvent(after sequence: Int64) throws -> Date?
 
   /// Every webhook, oldest first (ties by id in code point order).
-  func webhooks() async throws -> [Webhook]
+  func webhooks() throws -> [Webhook]
 
   /// Webhook `id`, nil when there is none.
-  func webhook(_ id: String) async throws -> Webhook?
+  func webhook(_ id: String) throws -> Webhook?
 
   /// Adds `webhook`; its cursor starts at the end of the log (it is sent the events that
   /// come after it was added).
   /// - Throws: the store's form of `WebhookRefusal.invalidWebhook`
   ///   (`Webhook.storageProblem`).
-  func addWebhook(_ webhook: Webhook) async throws
+  func addWebhook(_ webhook: Webhook) throws
 
   /// Replaces the secret of webhook `id` (`serve --webhook` with a new secret file).
-  func setWebhookSecret(_ secret: String, of id: String) async throws
+  func setWebhookSecret(_ secret: String, of id: String) throws
 
   /// Removes webhook `id`, its cursor and its deliveries; false when there was none.
-  func removeWebhook(_ id: String) async throws -> Bool
+  func removeWebhook(_ id: String) throws -> Bool
 
   /// Disables webhook `id` for `reason` (its receiver answered `410 Gone`).
-  func disableWebhook(_ id: String, reason: String) async throws
+  func disableWebhook(_ id: String, reason: String) throws
 
   /// Redelivers webhook `id` from event `sequence` on: its cursor goes back to just before
   /// it (never forward), its failed and dead deliveries from there are forgotten and the
   /// webhook is enabled again.
   /// - Throws: the store's form of `WebhookRefusal.webhookNotFound`.
-  func redeliverWebhook(_ id: String, from sequence: Int64) async throws
+  func redeliverWebhook(_ id: String, from sequence: Int64) throws
 
   /// Consumer `consumer`'s cursor, nil when it has none yet.
-  func deliveryCursor(_ consumer: String) async throws -> Int64?
+  func deliveryCursor(_ consumer: String) throws -> Int64?
 
   /// Moves the cursors in `cursors` (consumer → seq) forward in one transaction; a cursor
   /// never moves back here (a redelivery moves it back on purpose).
-  func advanceDeliveryCursors(_ cursors: [String: Int64]) async throws
+  func advanceDeliveryCursors(_ cursors: [String: Int64]) throws
 
   /// Records that event `sequence` of webhook `id` failed attempt `attempts` with `error`
   /// (kept as `oneLine(error, limit: 500)`): retried at `nextAttempt`, or dead when that is
   /// nil.
   func noteDeliveryFailure(
     webhook id: String, sequence: Int64, attempts: Int, error: String, nextAttempt: Date?
-  ) async throws
+  ) throws
 
   /// Forgets the failures of event `sequence` of webhook `id`: it was delivered.
-  func noteDelivered(webhook id: String, sequence: Int64) async throws
+  func noteDelivered(webhook id: String, sequence: Int64) throws
 
   /// The recorded deliveries of webhook `id` in `state` (`failed` or `dead`; `pending` ones
   /// are not recorded), by `seq`, at most `limit`.
   func deliveries(ofWebhook id: String, state: WebhookDeliveryRecord.State, limit: Int)
-    async throws -> [WebhookDeliveryRecord]
+    throws -> [WebhookDeliveryRecord]
 
   /// The `seq`s of webhook `id`'s dead deliveries after `sequence`.
-  func deadDeliveries(ofWebhook id: String, after sequence: Int64) async throws -> Set<Int64>
+  func deadDeliveries(ofWebhook id: String, after sequence: Int64) throws -> Set<Int64>
 
   /// How many dead deliveries each webhook has (webhooks without any are left out).
-  func deadDeliveryCounts() async throws -> [String: Int]
+  func deadDeliveryCounts() throws -> [String: Int]
 }

@@ -1,6 +1,6 @@
-/// What `replay` and `track` ask of a store beside the engine's `TrackingStore`: the right
-/// to track one worker, held by one process at a time, so that they run unchanged on SQLite
-/// (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
+/// The right to track one worker, held by one process at a time on one database, whatever
+/// machine it runs on: what `replay`, `track` and `serve` take before they track, so that
+/// they run unchanged on SQLite (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`).
 ///
 /// Both stores' leases die with their holder, however it exits (a killed process included),
 /// and both refuse a second holder with one line naming the worker and the holder's pid.
@@ -14,7 +14,8 @@ package protocol TrackingLeaseStore: Sendable {
   ///   - holder: Who holds it, for the message another process gets
   ///     (e.g. "missiontrack replay").
   ///   - worker: The worker's id (in any Unicode normalisation form).
-  /// - Throws: the store's form of `TrackingLeaseHeld` when another process holds it, and of
-  ///   an invalid worker id.
-  func claimTracking(holder: String, worker: String) async throws -> Lease
+  /// - Throws: `MissionRefusal.trackingLeaseHeld` (or the store's form of it) when another
+  ///   process holds it; `WorkerRefusal.invalidWorker` (or the store's form) for an id that
+  ///   is not one.
+  func claimTracking(holder: String, worker: String) throws -> Lease
 }

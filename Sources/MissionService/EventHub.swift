@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionStore
 import MissionTracking
 
@@ -56,7 +57,7 @@ final class EventHub: @unchecked Sendable {
     }
   }
 
-  private let database: MissionDatabase
+  private let database: any ServiceStore
   private let lock = NSLock()
   private var clients: [Client] = []
   private var woken = false
@@ -71,7 +72,7 @@ final class EventHub: @unchecked Sendable {
   let stallLimit: TimeInterval
 
   init(
-    database: MissionDatabase, keepaliveInterval: TimeInterval = 15, stallLimit: TimeInterval = 5
+    database: any ServiceStore, keepaliveInterval: TimeInterval = 15, stallLimit: TimeInterval = 5
   ) {
     self.database = database
     self.keepaliveInterval = keepaliveInterval

@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionStore
 import MissionTracking
 
@@ -36,7 +37,7 @@ final class IngestWriter: @unchecked Sendable {
   }
 
   private let engine: MissionEngine
-  private let database: MissionDatabase
+  private let database: any ServiceStore
   private let lock = NSLock()
   /// Guarded by `lock`: the requests not yet taken into a group.
   private var waiting: [Ticket] = []
@@ -44,7 +45,7 @@ final class IngestWriter: @unchecked Sendable {
   private var draining = false
 
   /// A writer into `engine`, whose store is `database`.
-  init(engine: MissionEngine, database: MissionDatabase) {
+  init(engine: MissionEngine, database: any ServiceStore) {
     self.engine = engine
     self.database = database
   }

@@ -44,7 +44,9 @@ extension MissionService {
     guard let mission = try database.mission(id: id) else { throw Self.noMission(id) }
     let report = MissionReport(
       mission: mission, track: try database.track(ofMission: mission.id),
-      events: try database.events(ofMission: mission.id).map(\.event))
+      events: try database.events(
+        ofMission: mission.id, ofWorker: nil, afterSequence: 0, limit: nil
+      ).map(\.event))
     return HTTPResponse(
       status: 200, contentType: "image/svg+xml", text: ReportRenderer().svg(report))
   }

@@ -38,7 +38,8 @@ extension MissionService {
       ).map(\.mission)
       listCenter = center
     } else {
-      missions = try database.missions(after: nil, limit: Self.mapMissionLimit).missions
+      missions = try database.missions(after: nil, limit: Self.mapMissionLimit, inState: nil)
+        .missions
     }
     let geometry = MapPageGeometry(
       width: Double(width), height: Double(height), focus: focus,

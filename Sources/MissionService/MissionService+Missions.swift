@@ -82,16 +82,16 @@ extension MissionService {
           + "'\(Self.oneLine(request.contentType ?? "no Content-Type", limit: 100))'")
     }
     let replace = try request.flag("replace")
-    let summary = try writes.withLock {
-      let summary = try database.importMissions(
+    let count = try writes.withLock {
+      let count = try database.importMissionFile(
         request.body, format: format, fileName: "body", replacingExisting: replace)
       try syncEngine()
-      return summary
+      return count
     }
     var body = JSONObjectWriter()
-    body.add("imported", summary.missionIDs.count)
-    body.add("new", summary.missionIDs.count - summary.replacedCount)
-    body.add("replaced", summary.replacedCount)
+    body.add("imported", count.imported)
+    body.add("new", count.imported - count.replaced)
+    body.add("replaced", count.replaced)
     return .json(body.result, status: 201)
   }
 
@@ -134,7 +134,7 @@ extension MissionService {
       if let stored, body.object["state"] == nil { added.add("state", stored.state.rawValue) }
       let document = body.importDocument(adding: added)
       if let stored { try Self.refuseStateChange(of: stored, to: document) }
-      try database.importMissions(
+      _ = try database.importMissionFile(
         document, format: .json, fileName: "body", replacingExisting: true)
       try syncEngine()
       return stored != nil

@@ -1,4 +1,6 @@
 import Foundation
+import MissionCatalog
+import MissionFiles
 import MissionProximity
 import MissionStore
 import MissionTracking
@@ -14,7 +16,11 @@ import TextRules
 /// for ingest, whose requests are answered later, their connections suspended
 /// (`IngestWriter`).
 package final class MissionService: @unchecked Sendable {
-  let database: MissionDatabase
+  /// The store of every route but the outbox's.
+  let database: any ServiceStore
+  /// The store of the outbox (webhooks, MQTT): the SQLite store; nil on a store that has
+  /// none yet (PostgreSQL), where `/v1/webhooks…` answers 501.
+  let outboxDatabase: MissionDatabase?
   let engine: MissionEngine
   let configuration: ServiceConfiguration
   let monitor: ServiceMonitor
@@ -40,9 +46,10 @@ package final class MissionService: @unchecked Sendable {
 
   /// A service over `engine`, which must be opened over `database`.
   package init(
-    database: MissionDatabase, engine: MissionEngine, configuration: ServiceConfiguration
+    database: any ServiceStore, engine: MissionEngine, configuration: ServiceConfiguration
   ) {
     self.database = database
+    outboxDatabase = database as? MissionDatabase
     self.engine = engine
     self.configuration = configuration
     monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
@@ -110,10 +117,13 @@ package final class MissionService: @unchecked Sendable {
     return headers
   }
 
-  /// The outbox's dispatcher, with the webhooks of `serve --webhook` stored.
+  /// The outbox's dispatcher, with the webhooks of `serve --webhook` stored; nil on a store
+  /// without an outbox.
   /// - Throws: `ServiceError.invalid` for a bad MQTT broker, prefix or webhook secret.
-  private func makeOutbox() throws -> OutboxDispatcher {
-    let outbox = try OutboxDispatcher(database: database, configuration: configuration.outbox)
+  private func makeOutbox() throws -> OutboxDispatcher? {
+    guard let outboxDatabase else { return nil }
+    let outbox = try OutboxDispatcher(
+      database: outboxDatabase, configuration: configuration.outbox)
     for (url, secret) in try outbox.installFlagWebhooks() {
       configuration.outbox.log("webhook \(url) signs with the new secret \(secret) (shown once)")
     }
@@ -200,6 +210,13 @@ package final class MissionService: @unchecked Sendable {
         return .unavailable(oneLine("\(error)"))
       default: return .internalError(oneLine("\(error)"))
       }
+    case let error as MissionRefusal: return .conflict(oneLine("\(error)"))
+    case let error as WorkerRefusal:
+      switch error {
+      case .invalidWorker: return .invalid(oneLine("\(error)"))
+      case .deviceTaken, .workerTracking: return .conflict(oneLine("\(error)"))
+      }
+    case let error as MissionFileError: return .invalid(oneLine("\(error)"))
     case let error as ProximityError: return .invalid(oneLine("\(error)"))
     default: return .internalError(oneLine("\(error)"))
     }

@@ -1,5 +1,6 @@
 import Delivery
 import Foundation
+import MissionCatalog
 import MissionStore
 import MissionTracking
 

@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionStore
 import MissionTracking
 
@@ -14,17 +15,17 @@ import MissionTracking
 ///
 /// `@unchecked Sendable`: `held` and `watched` are only touched while holding `lock`.
 final class PhoneLeases: @unchecked Sendable {
-  private let database: MissionDatabase
+  private let database: any ServiceStore
   private let engine: MissionEngine
   private let ownWorker: String
   private let lock = NSLock()
-  private var held: [String: TrackingLease] = [:]
+  private var held: [String: any TrackingLeaseHandle] = [:]
   /// Workers whose lease is released by a task that waits for their tracking to end.
   private var watched: Set<String> = []
 
   /// Leases on `database`'s workers, kept while `engine` tracks them; `ownWorker`'s lease
   /// is `serve`'s own.
-  init(database: MissionDatabase, engine: MissionEngine, ownWorker: String) {
+  init(database: any ServiceStore, engine: MissionEngine, ownWorker: String) {
     self.database = database
     self.engine = engine
     self.ownWorker = ownWorker
@@ -44,6 +45,10 @@ final class PhoneLeases: @unchecked Sendable {
           throw ServiceError.internalError(error.description)
         }
         throw ServiceError.unavailable(error.description + "; its positions wait until it stops")
+      } catch let error as MissionRefusal {
+        throw ServiceError.unavailable(error.description + "; its positions wait until it stops")
+      } catch {
+        throw ServiceError.internalError("\(error)")
       }
     }
   }

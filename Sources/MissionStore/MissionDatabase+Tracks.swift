@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionFiles
 import MissionTracking
 import TextRules

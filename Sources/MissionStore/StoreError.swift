@@ -94,16 +94,13 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .full(let message, let sql): sqliteLine("database or disk full", message, sql)
     case .interrupted(let message, let sql): sqliteLine("interrupted", message, sql)
     case .constraint(_, let message, let sql): sqliteLine("refused by the schema", message, sql)
-    case .secondTrackedMission(let worker, let holder, _, let state, let file?, let line?):
-      "\(oneLine(file)):\(line): field 'state' = '\(state.rawValue)': worker "
-        + "'\(oneLine(worker))' already tracks mission '\(oneLine(holder))' (one active or "
-        + "arrived mission per worker; nothing imported)"
-    case .secondTrackedMission(let worker, let holder, let requested, let state, _, _):
-      "cannot make mission \(oneLine(requested)) \(state.rawValue): worker "
-        + "\(oneLine(worker)) already tracks mission \(oneLine(holder)) (one active or "
-        + "arrived mission per worker)"
+    case .secondTrackedMission(let worker, let holder, let requested, let state, let file, let line):
+      MissionRefusal.secondTrackedMission(
+        worker: worker, holder: holder, requested: requested, state: state, file: file,
+        line: line
+      ).description
     case .trackedMissionRemoval(let id, let state):
-      "mission '\(oneLine(id))' is \(state.rawValue): submit or cancel it before you remove it"
+      MissionRefusal.trackedMissionRemoval(id: id, state: state).description
     case .closed(let path): "database \(path) is closed"
     case .newerSchema(let path, let found, let supported):
       "database \(path) has schema version \(found), newer than this MissionTrack supports "
@@ -113,8 +110,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         + "once to migrate"
     case .missionNotFound(let id): "no mission with id '\(oneLine(id))'"
     case .duplicateMission(let id): "mission '\(oneLine(id))' already exists"
-    case .missionTracked(let id):
-      "mission '\(oneLine(id))' is being tracked: submit or cancel it before replacing it"
+    case .missionTracked(let id): MissionRefusal.missionTracked(id).description
     case .invalidEvent(let text): "invalid event: \(oneLine(text))"
     case .invalidMissionFile(let file, let line, let field, let value, let reason):
       MissionFileError.invalidMissionFile(
@@ -124,7 +120,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       MissionFileError.unreadableFile(path: path, reason: reason).description
     case .invalidConfiguration(let text): "invalid configuration: \(text)"
     case .trackingLeaseHeld(let database, let worker, let holder):
-      TrackingLeaseHeld(database: database, worker: worker, holder: holder).description
+      MissionRefusal.trackingLeaseHeld(database: database, worker: worker, holder: holder)
+        .description
     case .invalidWorker(let id, let reason):
       WorkerRefusal.invalidWorker(id: id, reason: reason).description
     case .deviceTaken(let kind, let deviceID, let worker):

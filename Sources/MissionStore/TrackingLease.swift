@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 
 /// The right to track one worker on one database: held by one process at a time (another
 /// worker's tracker runs beside it).
@@ -9,7 +10,7 @@ import Foundation
 /// leave it stuck. Lifecycle commands and readers never take it.
 ///
 /// `@unchecked Sendable`: `descriptor` is only touched while holding `lock`.
-package final class TrackingLease: @unchecked Sendable {
+package final class TrackingLease: TrackingLeaseHandle, @unchecked Sendable {
   /// The lock file (empty for an in-memory database, which no other process can open).
   package let path: String
   private let lock = NSLock()

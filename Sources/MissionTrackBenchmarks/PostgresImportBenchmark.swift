@@ -52,7 +52,7 @@ enum PostgresImportBenchmark: Benchmark {
 
     let database = try PostgresDatabase(uri: uri)
     let importStart = clock.now
-    let summary = try await database.importMissions(records)
+    let summary = try database.importMissions(records)
     let importSeconds = seconds(clock.now - importStart)
 
     let directory = FileManager.default.temporaryDirectory

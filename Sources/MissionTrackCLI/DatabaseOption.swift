@@ -14,8 +14,8 @@ import PostgresStore
 /// either store open it with `openCatalog(mustExist:readOnly:)` (the catalog with the
 /// recorded tracks and events; the engine's `TrackingStore` for the lifecycle actions,
 /// `replay` and `track`; `WorkerStore` for `workers`; `TrackingLeaseStore` for the tracking
-/// lease of `replay` and `track`; `OutboxStore` for `webhooks`); `serve` opens the SQLite
-/// file with `open(for:mustExist:readOnly:groupCommit:)`, which refuses a URI in one line.
+/// lease of `replay` and `track`; `OutboxStore` for `webhooks`); `serve` opens it with
+/// `openService(groupCommit:)`.
 ///
 /// Opening a file checks the path first, so a directory, a named pipe, a device such as
 /// `/dev/null` or a file that is not an SQLite database each get a message that says so. A
@@ -62,8 +62,8 @@ struct DatabaseOption {
     resolvedPath == ":memory:" || FileKind(path: resolvedPath) != nil
   }
 
-  /// Opens the store the option names: PostgreSQL for a URI, else the SQLite file as
-  /// `open(for:mustExist:readOnly:groupCommit:)` does (nothing is expired).
+  /// Opens the store the option names: PostgreSQL for a URI, else the SQLite file (nothing
+  /// is expired).
   /// - Throws: `CLIError.failure` with one line: what is wrong with the path, or why the
   ///   server cannot be reached (the URI shown without its password).
   func openCatalog(mustExist: Bool = true, readOnly: Bool = false) throws(CLIError)
@@ -72,6 +72,11 @@ struct DatabaseOption {
     guard let uri = postgresURI else {
       return try openFile(mustExist: mustExist, readOnly: readOnly)
     }
+    return try openPostgres(uri)
+  }
+
+  /// Connects to the PostgreSQL database at `uri`.
+  private func openPostgres(_ uri: String) throws(CLIError) -> PostgresDatabase {
     // libpq reads its default connect timeout from the environment; a URI's own
     // `connect_timeout` and a PGCONNECT_TIMEOUT already set win.
     setenv("PGCONNECT_TIMEOUT", String(Self.defaultConnectTimeoutSeconds), 0)
@@ -82,12 +87,20 @@ struct DatabaseOption {
     }
   }
 
-  /// Opens the SQLite database for a command that works on SQLite only (nothing is
-  /// expired: see `expireDue(_:)`).
-  ///
+  /// Opens the store for `serve`: PostgreSQL for a URI, else the SQLite file (created if
+  /// missing) with `groupCommit` (nothing is expired: see `expireDue(_:)`).
+  /// - Throws: `CLIError.failure` with one line, as `openCatalog` does.
+  func openService(groupCommit: GroupCommitPolicy) throws(CLIError)
+    -> any ServiceStore & MissionCatalogStore & TrackingStore
+  {
+    guard let uri = postgresURI else {
+      return try openFile(mustExist: false, readOnly: false, groupCommit: groupCommit)
+    }
+    return try openPostgres(uri)
+  }
+
+  /// Opens the SQLite file after checking its path (see the type's documentation).
   /// - Parameters:
-  ///   - command: The command, as typed after `missiontrack` (`"missions accept"`), named
-  ///     when a PostgreSQL URI is refused.
   ///   - mustExist: A missing file is a runtime error (commands that only read or change
   ///     stored missions) instead of a new empty database.
   ///   - readOnly: The command only reads: when the file or its directory is not writable
@@ -95,20 +108,6 @@ struct DatabaseOption {
   ///   - groupCommit: How recorded events are grouped into transactions (the store's
   ///     default unless given: `serve` commits sooner, as its clients see only committed
   ///     events).
-  /// - Throws: `CLIError.failure` with one line saying what is wrong with the path, or that
-  ///   the command does not support PostgreSQL yet.
-  func open(
-    for command: String, mustExist: Bool = true, readOnly: Bool = false,
-    groupCommit: GroupCommitPolicy = GroupCommitPolicy()
-  ) throws(CLIError) -> MissionDatabase {
-    guard postgresURI == nil else {
-      throw .failure(
-        "`missiontrack \(command)` does not support PostgreSQL yet: use an SQLite file (--db PATH)")
-    }
-    return try openFile(mustExist: mustExist, readOnly: readOnly, groupCommit: groupCommit)
-  }
-
-  /// Opens the SQLite file after checking its path (see `open(for:…)`).
   private func openFile(
     mustExist: Bool, readOnly: Bool, groupCommit: GroupCommitPolicy = GroupCommitPolicy()
   ) throws(CLIError) -> MissionDatabase {

@@ -3,6 +3,7 @@ import Foundation
 import MissionService
 import MissionStore
 import MissionTracking
+import PostgresStore
 import TraceFormats
 
 /// `missiontrack serve`: the database's engine behind the HTTP API of DESIGN.md §5.
@@ -10,12 +11,14 @@ enum ServeCommand: Command {
   static let name = "serve"
   static let summary = "Serve the HTTP API, live events and the map page; track active missions"
   static let defaultListen = "127.0.0.1:8947"
+  /// How often the engine reads the change log on PostgreSQL without a `NOTIFY`.
+  static let postgresPollInterval = Duration.seconds(5)
   static let help = """
     NAME
       missiontrack serve - the location service other programs talk to
 
     SYNOPSIS
-      missiontrack serve [--db PATH] [--listen HOST:PORT] [--token-file PATH]
+      missiontrack serve [--db PATH|URI] [--listen HOST:PORT] [--token-file PATH]
                          [--gpsd HOST:PORT [--device PATH] | --nmea PATH [--baud N]
                           | --replay TRACE... [--speed X]] [...]
 
@@ -72,7 +75,10 @@ enum ServeCommand: Command {
                              process tracks a worker at a time.
       --distance-filter M, --max-speed MPS, --max-accuracy M, --dwell S, --no-other-fences
                              As for 'missiontrack track'.
-      --db PATH              The database (default missiontrack.sqlite; created if missing).
+      --db PATH|URI          The database (default missiontrack.sqlite; created if missing),
+                             or a PostgreSQL URI (postgresql://USER@HOST:PORT/DB): several
+                             serve nodes on one database follow each other's changes
+                             within 1 s (no --webhook or --mqtt there yet).
       --webhook URL [--webhook-secret-file F]
                              POST every event to URL, signed as Standard Webhooks with the
                              secret in F (whsec_…; without F one is made and printed once
@@ -181,10 +187,20 @@ enum ServeCommand: Command {
       files.rlim_cur = files.rlim_max
       _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
     }
+    if databaseOption.postgresURI != nil {
+      for (flag, given) in [
+        ("--webhook", !configuration.outbox.webhooks.isEmpty),
+        ("--mqtt", configuration.outbox.mqttBroker != nil),
+      ] where given {
+        throw CLIError.failure(
+          "`missiontrack serve \(flag)` is not supported on PostgreSQL yet: use an SQLite file "
+            + "(--db PATH)")
+      }
+    }
     // Clients of `serve` (SSE, webhooks, MQTT) are told only committed events: a 20 ms group
     // commit keeps a fix's way to them short (at most 50 fsyncs a second).
-    let database = try databaseOption.open(
-      for: "serve", mustExist: false, groupCommit: GroupCommitPolicy(maxDelay: .milliseconds(20)))
+    let database = try databaseOption.openService(
+      groupCommit: GroupCommitPolicy(maxDelay: .milliseconds(20)))
     try await databaseOption.expireDue(database)
     let worker = options.worker
     // `/v1/status`, `/healthz` and the source metrics describe the worker the source feeds.
@@ -193,9 +209,15 @@ enum ServeCommand: Command {
       try database.claimTracking(holder: "missiontrack serve", worker: worker)
     }
     defer { lease.release() }
+    var engineConfiguration = options.configuration
+    // On PostgreSQL another node's change wakes the engine through `NOTIFY` (below); the
+    // poll only backs it up.
+    let changeWaiter = databaseOption.postgresURI.map { PostgresChangeWaiter(uri: $0) }
+    if changeWaiter != nil { engineConfiguration.changePollInterval = Self.postgresPollInterval }
+    defer { changeWaiter?.stop() }
     let engine = MissionEngine(
       store: database, sources: { $0 == worker ? source : nil }, clock: WallClock(),
-      configuration: options.configuration)
+      configuration: engineConfiguration)
     // The outbox's reports go through the console, like every other line `serve` prints.
     configuration.outbox.report = { console.err("missiontrack serve: " + $0) }
     let service = MissionService(database: database, engine: engine, configuration: configuration)
@@ -220,6 +242,15 @@ enum ServeCommand: Command {
       await service.stop(reason: nil)
       throw CLIError.failure("\(error)")
     }
+    // Other nodes' changes reach the grid as SQLite's other processes' do: by the engine's
+    // look at the store's changes, here at every wake-up of the change waiter (each
+    // `NOTIFY`, and each reconnection, which catches up from the change log).
+    let follower = changeWaiter.map { waiter in
+      Task {
+        for await _ in waiter.wakeUps { await engine.synchronize() }
+      }
+    }
+    defer { follower?.cancel() }
     let notifier = SystemdNotifier.fromEnvironment()
     notifier?.send("READY=1\nSTATUS=serving")
     let housekeeping = Task {

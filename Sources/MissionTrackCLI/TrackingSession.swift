@@ -57,8 +57,9 @@ struct TrackingSession {
     defer { stopper.cancel() }
     let holder = "missiontrack \(verb)"
     let worker = options.worker
+    let database = self.database
     let lease = try await databaseOption.runtime {
-      try await database.claimTracking(holder: holder, worker: worker)
+      try await Self.claim(database, holder: holder, worker: worker)
     }
     defer { lease.release() }
     let engine = MissionEngine(
@@ -200,5 +201,26 @@ extension TrackingSession.Outcome {
     }
     if let failure { lines.append("\(verb): stopped early: \(failure)") }
     return lines.joined(separator: "\n")
+  }
+
+  /// How long a refused claim is asked again: PostgreSQL frees a killed holder's lease when
+  /// the server sees its connection close, a few milliseconds after the kill, so a tracker
+  /// restarted at once still gets it (SQLite's `flock` is freed by the kernel at the exit).
+  static let leaseGrace = Duration.seconds(1)
+
+  /// `worker`'s tracking lease, asked again every 50 ms for up to `leaseGrace` while another
+  /// process holds it.
+  private static func claim(
+    _ database: any TrackingStore & TrackingLeaseStore, holder: String, worker: String
+  ) async throws -> any TrackingLeaseHandle {
+    let clock = ContinuousClock()
+    let deadline = clock.now + leaseGrace
+    while true {
+      do {
+        return try database.claimTracking(holder: holder, worker: worker)
+      } catch MissionRefusal.trackingLeaseHeld(_, _, _) where clock.now < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
   }
 }

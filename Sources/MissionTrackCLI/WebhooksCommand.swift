@@ -58,7 +58,7 @@ enum WebhooksCommand: Command {
       let db = try DatabaseOption(&arguments)
       try arguments.finish()
       let database = try db.openCatalog(readOnly: true)
-      let webhooks = try await CLIError.asyncRuntime { try await database.webhooks() }
+      let webhooks = try await CLIError.asyncRuntime { try database.webhooks() }
       for webhook in webhooks {
         console.out(MissionService.webhookJSON(webhook, showingSecret: false))
       }
@@ -75,7 +75,7 @@ enum WebhooksCommand: Command {
         let webhook = Webhook(
           id: Webhook.makeID(), url: urls[0], eventTypes: events.isEmpty ? nil : events,
           missionID: mission, workerID: worker, secret: try MissionService.makeWebhookSecret())
-        try await database.addWebhook(webhook)
+        try database.addWebhook(webhook)
         try await database.close()
         return webhook
       }
@@ -85,7 +85,7 @@ enum WebhooksCommand: Command {
       let id = try webhookID(&arguments)
       let database = try db.openCatalog()
       let removed = try await CLIError.asyncRuntime {
-        let removed = try await database.removeWebhook(id)
+        let removed = try database.removeWebhook(id)
         try await database.close()
         return removed
       }
@@ -100,10 +100,10 @@ enum WebhooksCommand: Command {
       let id = try webhookID(&arguments)
       let database = try db.openCatalog(readOnly: true)
       let records = try await CLIError.asyncRuntime { () async throws -> [WebhookDeliveryRecord] in
-        guard try await database.webhook(id) != nil else {
+        guard try database.webhook(id) != nil else {
           throw WebhookRefusal.webhookNotFound(id)
         }
-        return try await database.deliveries(ofWebhook: id, state: state, limit: 1_000)
+        return try database.deliveries(ofWebhook: id, state: state, limit: 1_000)
       }
       for record in records {
         var line = JSONObjectWriter()

@@ -9,9 +9,15 @@ import Foundation
 /// its results). Everything above it speaks Swift values and `PostgresError`.
 ///
 /// Statements are written with named parameters (`:name`), prepared once per connection
-/// and executed with their arguments in text format; rows are read by column name. Not
-/// `Sendable`: one owner (an actor, or the thread of a change waiter) uses it at a time.
-final class PostgresConnection {
+/// and executed with their arguments in text format; rows are read by column name.
+///
+/// `@unchecked Sendable` only so that it can move between threads: its state (libpq's
+/// handle, the prepared statements) is not locked, and one owner uses it at a time — the
+/// pool of `PostgresDatabase` lends each connection to one call (`withConnection`) and takes
+/// it back after, and a change waiter's thread keeps its own. `cancel()` alone may be called
+/// from another thread: it reads only the cancel object made at connection, with `PQcancel`,
+/// which libpq makes safe for that.
+final class PostgresConnection: @unchecked Sendable {
   /// A `NOTIFY` received on a channel this connection listens to.
   struct Notification: Sendable, Hashable {
     /// The channel.
@@ -21,6 +27,9 @@ final class PostgresConnection {
   }
 
   private let handle: OpaquePointer
+  /// libpq's cancel request of this connection, made once: `PQcancel` on it may be sent
+  /// from any thread while another uses the connection.
+  private let cancelHandle: OpaquePointer?
   /// Prepared statements by their named-parameter SQL: the server's name and the
   /// parameter names in `$n` order.
   private var prepared: [String: (name: String, parameters: [String])] = [:]
@@ -38,6 +47,7 @@ final class PostgresConnection {
       throw PostgresError(kind: .connectionLost, message: "cannot connect: \(message)")
     }
     self.handle = handle
+    cancelHandle = PQgetCancel(handle)
     // libpq prints notices and asynchronous errors (a server's shutdown notice) to stderr;
     // errors reach the caller as `PostgresError` instead.
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -45,7 +55,18 @@ final class PostgresConnection {
     try execute("SET client_min_messages = warning")
   }
 
-  deinit { PQfinish(handle) }
+  deinit {
+    if let cancelHandle { PQfreeCancel(cancelHandle) }
+    PQfinish(handle)
+  }
+
+  /// Asks the server to cancel the statement running now on this connection, if any; safe
+  /// from any thread (the statement then fails with SQLSTATE 57014).
+  func cancel() {
+    guard let cancelHandle else { return }
+    var message = [CChar](repeating: 0, count: 256)
+    _ = PQcancel(cancelHandle, &message, Int32(message.count))
+  }
 
   /// Whether libpq still considers the connection usable.
   var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }

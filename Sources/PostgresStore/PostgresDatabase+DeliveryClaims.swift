@@ -31,11 +31,11 @@ extension PostgresDatabase {
   ///   yet (`addWebhook` makes a webhook's; a new consumer makes its own with
   ///   `advanceDeliveryCursors` first).
   package func claimConsumer(_ consumer: String, node: String, for lease: Duration)
-    async throws -> Bool
+    throws -> Bool
   {
     let (seconds, attoseconds) = lease.components
     let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    return try await withConnection { connection in
+    return try withConnection { connection in
       try connection.query(
         """
         UPDATE delivery_cursors
@@ -52,8 +52,8 @@ extension PostgresDatabase {
   }
 
   /// Ends `node`'s claim on consumer `consumer` (nothing when another node holds it).
-  package func releaseConsumer(_ consumer: String, node: String) async throws {
-    try await withConnection { connection in
+  package func releaseConsumer(_ consumer: String, node: String) throws {
+    try withConnection { connection in
       _ = try connection.query(
         """
         UPDATE delivery_cursors SET claimed_by = NULL, claimed_until = NULL

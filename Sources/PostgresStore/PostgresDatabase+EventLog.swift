@@ -7,15 +7,15 @@ extension PostgresDatabase {
   /// The stored events of mission `id` (in any Unicode normalisation form), oldest first;
   /// none for an unknown mission.
   /// - Complexity: O(n) in the mission's events (`events(ofMission:afterSequence:limit:)`).
-  package func trackingEvents(ofMission id: String) async throws -> [TrackingEvent] {
-    try await events(ofMission: MissionID.normalized(id)).map(\.event)
+  package func trackingEvents(ofMission id: String) throws -> [TrackingEvent] {
+    try events(ofMission: MissionID.normalized(id)).map(\.event)
   }
 
   /// The stored events of mission `id` as JSON lines, oldest first: each event's
   /// `TrackingEvent.jsonLine`, rebuilt from its typed columns as SQLite rebuilds its own
   /// (SQLite also keeps the first line of a fix whose rebuilt line would differ; this store
   /// keeps none: docs/limitations.md).
-  package func eventLines(ofMission id: String) async throws -> [String] {
-    try await trackingEvents(ofMission: id).map(\.jsonLine)
+  package func eventLines(ofMission id: String) throws -> [String] {
+    try trackingEvents(ofMission: id).map(\.jsonLine)
   }
 }

@@ -1,15 +1,19 @@
 import Foundation
+import MissionFiles
 import MissionTracking
+import TextRules
 
 /// Reading the outbox, the track and the missions back.
 extension PostgresDatabase {
-  /// The stored events of mission `id` (every mission when nil) with a sequence number above
+  /// The stored events of mission `id` and of worker `worker` (every mission, every worker
+  /// when nil; ids in any Unicode normalisation form) with a sequence number above
   /// `afterSequence`, in sequence order, at most `limit`. A fix event's fix is its track row.
   /// - Complexity: O(n) in the events returned (index range scan).
-  package func events(ofMission id: String? = nil, afterSequence: Int64 = 0, limit: Int? = nil)
-    async throws -> [PostgresStoredEvent]
-  {
-    try await withConnection { connection in
+  package func events(
+    ofMission id: String? = nil, ofWorker worker: String? = nil, afterSequence: Int64 = 0,
+    limit: Int? = nil
+  ) throws -> [PostgresStoredEvent] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT e.seq, e.mission_id, e.worker_id, e.type, mt_us(e.time) AS event_us,
@@ -19,9 +23,14 @@ extension PostgresDatabase {
           t.mode, t.satellites, t.source
         FROM events e
         LEFT JOIN track t ON e.type = 'fix' AND t.mission_id = e.mission_id AND t.time = e.time
-        WHERE (CAST(:mission AS text) IS NULL OR e.mission_id = :mission) AND e.seq > :after
+        WHERE (CAST(:mission AS text) IS NULL OR e.mission_id = :mission)
+          AND (CAST(:worker AS text) IS NULL OR e.worker_id = :worker) AND e.seq > :after
         ORDER BY e.seq LIMIT :limit
-        """, ["mission": id, "after": afterSequence, "limit": limit])
+        """,
+        [
+          "mission": id.map(MissionID.normalized), "worker": worker.map(Identifier.normalized),
+          "after": afterSequence, "limit": limit,
+        ])
       let fixes = Self.fixes(rows)
       return try (0..<rows.count).map { row in
         let type = rows.string(row, "type") ?? ""
@@ -79,8 +88,8 @@ extension PostgresDatabase {
   }
 
   /// The delivered track of mission `id`, in time order.
-  package func track(ofMission id: String) async throws -> [Fix] {
-    try await withConnection { connection in
+  package func track(ofMission id: String) throws -> [Fix] {
+    try withConnection { connection in
       Self.fixes(
         try connection.query(
           "SELECT \(Self.trackColumns) FROM track WHERE mission_id = :id ORDER BY time",
@@ -89,8 +98,8 @@ extension PostgresDatabase {
   }
 
   /// The stored form of mission `id`, nil when there is none.
-  package func mission(_ id: String) async throws -> Mission? {
-    try await withConnection { connection in
+  package func mission(_ id: String) throws -> Mission? {
+    try withConnection { connection in
       try Self.missions(
         connection.query(
           "SELECT \(Self.missionColumns) FROM missions WHERE id = :id", ["id": id])

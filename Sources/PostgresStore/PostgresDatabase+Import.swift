@@ -1,4 +1,5 @@
 import Foundation
+import MissionCatalog
 import MissionFiles
 import MissionTracking
 
@@ -20,26 +21,30 @@ extension PostgresDatabase {
   ///   - replacingExisting: Replace stored missions with the same id (else such an id fails
   ///     the import).
   ///   - time: Recorded as the missions' update time.
-  /// - Throws: `PostgresImportError` naming the record's line for an id already stored (or
-  ///   tracked, when replacing) and a second tracked mission of one worker; `PostgresError`.
+  ///   - fileName: The file named in a refusal of a second tracked mission (`FILE:LINE`).
+  /// - Throws: `PostgresImportError` naming the record's line for an id already stored;
+  ///   `MissionRefusal.missionTracked` for a replace of a tracked mission,
+  ///   `.secondTrackedMission` naming the record's line (with `fileName`) for a second
+  ///   tracked mission of one worker, as the SQLite store refuses them; `PostgresError`.
   /// - Complexity: O(n log N) for n records into N stored missions.
   @discardableResult
   package func importMissions(
-    _ records: [MissionRecord], replacingExisting: Bool = false, at time: Date = Date()
-  ) async throws -> PostgresImportSummary {
-    try await importRows(
+    _ records: [MissionRecord], replacingExisting: Bool = false, at time: Date = Date(),
+    fileName: String? = nil
+  ) throws -> PostgresImportSummary {
+    try importRows(
       records.lazy.map { ($0.mission, $0.properties, $0.line) }, count: records.count,
-      replacingExisting: replacingExisting, at: time)
+      replacingExisting: replacingExisting, at: time, fileName: fileName)
   }
 
   /// Stores `missions` (no unknown fields), all or nothing, as `importMissions` does.
   @discardableResult
   package func insert(
     _ missions: [Mission], replacingExisting: Bool = false, at time: Date = Date()
-  ) async throws -> PostgresImportSummary {
-    try await importRows(
+  ) throws -> PostgresImportSummary {
+    try importRows(
       missions.lazy.enumerated().map { ($1, "{}", $0 + 1) }, count: missions.count,
-      replacingExisting: replacingExisting, at: time)
+      replacingExisting: replacingExisting, at: time, fileName: nil)
   }
 
   /// Rows per `COPY` data message: large enough that libpq's buffer does the batching.
@@ -50,11 +55,11 @@ extension PostgresDatabase {
   static let indexRebuildMinimum = 10_000
 
   private func importRows<Rows: Sequence<(Mission, String, Int)>>(
-    _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date
-  ) async throws -> PostgresImportSummary {
+    _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date, fileName: String?
+  ) throws -> PostgresImportSummary {
     guard count > 0 else { return PostgresImportSummary(imported: 0, new: 0) }
     let updated = Self.microseconds(time)
-    return try await withConnection { connection in
+    return try withConnection { connection in
       try connection.transaction {
         try connection.execute(
           """
@@ -79,18 +84,51 @@ extension PostgresDatabase {
             """, ["replace": replacingExisting]
           ).firstRow
         {
+          // The SQLite store's refusals and lines (`MissionWriter`).
+          let id = refused.string("id") ?? ""
+          guard !replacingExisting else { throw MissionRefusal.missionTracked(id) }
           throw PostgresImportError(
-            line: Int(refused.int64("line") ?? 0), id: refused.string("id") ?? "",
-            reason: replacingExisting
-              ? "mission is \(refused.string("state") ?? "tracked"): it cannot be replaced"
-              : "a mission with this id is already stored (import with replace to replace it)")
+            line: Int(refused.int64("line") ?? 0), id: id,
+            reason: "a mission with this id is already stored")
         }
+        try Self.refuseSecondTrackedMission(fileName: fileName, connection)
         let summary = try Self.insertImported(
           replacingExisting: replacingExisting, updated: updated, connection)
         for definition in rebuilt { try connection.execute(definition) }
         return summary
       }
     }
+  }
+
+  /// Refuses the first imported record (by line) that would give a worker a second tracked
+  /// mission, naming the mission it already tracks (stored, or an earlier record), as the
+  /// SQLite store does; the partial unique index would refuse it anyway, but without a line.
+  private static func refuseSecondTrackedMission(
+    fileName: String?, _ connection: PostgresConnection
+  ) throws {
+    guard
+      let refused = try connection.query(
+        """
+        WITH incoming AS (
+          SELECT i.line, i.id, i.state, coalesce(i.worker_id, m.worker_id, 'local') AS worker
+          FROM mission_import i LEFT JOIN missions m USING (id)
+          WHERE i.state IN ('active', 'arrived')
+        )
+        SELECT c.line, c.id, c.state, c.worker, coalesce(
+          (SELECT p.id FROM incoming p WHERE p.worker = c.worker AND p.line < c.line
+           ORDER BY p.line LIMIT 1),
+          (SELECT m.id FROM missions m
+           WHERE coalesce(m.worker_id, 'local') = c.worker AND m.state IN ('active', 'arrived')
+             AND m.id NOT IN (SELECT id FROM mission_import)
+           ORDER BY m.id COLLATE "C" LIMIT 1)) AS holder
+        FROM incoming c ORDER BY c.line
+        """
+      ).firstRow(where: { $0.string("holder") != nil })
+    else { return }
+    throw MissionRefusal.secondTrackedMission(
+      worker: refused.string("worker") ?? Worker.localID, holder: refused.string("holder") ?? "",
+      requested: refused.string("id") ?? "", state: try state(refused.string("state")),
+      file: fileName, line: fileName.map { _ in Int(refused.int64("line") ?? 0) })
   }
 
   /// Moves the rows of `mission_import` into `missions`.

@@ -10,8 +10,8 @@ import MissionTracking
 extension PostgresDatabase: MissionCatalogStore {
   /// Every mission ordered by id, only those in `state` when given.
   /// - Complexity: O(n log n) for n missions read.
-  package func missions(inState state: MissionState?) async throws -> [Mission] {
-    try await withConnection { connection in
+  package func missions(inState state: MissionState?) throws -> [Mission] {
+    try withConnection { connection in
       try Self.missions(
         connection.query(
           """
@@ -22,13 +22,13 @@ extension PostgresDatabase: MissionCatalogStore {
   }
 
   /// The mission with `id` in any Unicode normalisation form (`MissionID`), or nil.
-  package func mission(id: String) async throws -> Mission? {
-    try await mission(MissionID.normalized(id))
+  package func mission(id: String) throws -> Mission? {
+    try mission(MissionID.normalized(id))
   }
 
   /// The audit log of mission `id`, oldest first.
-  package func transitions(ofMission id: String) async throws -> [MissionTransition] {
-    try await withConnection { connection in
+  package func transitions(ofMission id: String) throws -> [MissionTransition] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT action, from_state, to_state, worker_id, mt_us(time) AS time_us FROM transitions
@@ -51,8 +51,8 @@ extension PostgresDatabase: MissionCatalogStore {
   }
 
   /// The stored geofence states of mission `id`, by fence id.
-  package func fenceStates(ofMission id: String) async throws -> [String: FenceState] {
-    try await withConnection { connection in
+  package func fenceStates(ofMission id: String) throws -> [String: FenceState] {
+    try withConnection { connection in
       try Self.fenceStates(ofMission: MissionID.normalized(id), connection)
     }
   }
@@ -80,8 +80,8 @@ extension PostgresDatabase: MissionCatalogStore {
 
   /// The missions past their deadline at `now` that can still expire: the lifecycle's
   /// `isDue(at:)` decides on the missions whose deadline is before `now`. Reads only.
-  package func dueMissionIDs(at now: Date) async throws -> Set<String> {
-    let missions = try await withConnection { connection in
+  package func dueMissionIDs(at now: Date) throws -> Set<String> {
+    let missions = try withConnection { connection in
       try Self.missions(
         connection.query(
           "SELECT \(Self.missionColumns) FROM missions WHERE deadline < mt_time(:now)",
@@ -93,14 +93,14 @@ extension PostgresDatabase: MissionCatalogStore {
   /// Expires the due missions, each with its transition (compare-and-set, so a mission
   /// another node changed first is left to it); returns the ids expired here, in order.
   @discardableResult
-  package func expireDue(at now: Date) async throws -> [String] {
+  package func expireDue(at now: Date) throws -> [String] {
     var expired: [String] = []
-    for id in try await dueMissionIDs(at: now).sorted() {
-      guard let mission = try await mission(id),
+    for id in try dueMissionIDs(at: now).sorted() {
+      guard let mission = try mission(id),
         let transition = try MissionLifecycle(mission: mission).transition(for: .expire, at: now)
       else { continue }
       do {
-        try await commit(transition)
+        try commit(transition)
         expired.append(id)
       } catch TrackingError.changedElsewhere {
         continue
@@ -114,10 +114,11 @@ extension PostgresDatabase: MissionCatalogStore {
   /// SQLite store names it.
   package func importMissionFile(
     _ bytes: [UInt8], format: MissionFileFormat, fileName: String, replacingExisting: Bool
-  ) async throws -> MissionImportCount {
+  ) throws -> MissionImportCount {
     let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     do {
-      let summary = try await importMissions(records, replacingExisting: replacingExisting)
+      let summary = try importMissions(
+        records, replacingExisting: replacingExisting, fileName: fileName)
       return MissionImportCount(
         format: format, imported: summary.imported, replaced: summary.replaced)
     } catch let error as PostgresImportError where error.line > 0 {
@@ -126,8 +127,8 @@ extension PostgresDatabase: MissionCatalogStore {
     }
   }
 
-  /// Drops the connection (a later call would open a new one).
-  package func close() async throws {
-    connection = nil
+  /// Closes the idle connections (a later call would open a new one).
+  package func close() throws {
+    closeIdleConnections()
   }
 }

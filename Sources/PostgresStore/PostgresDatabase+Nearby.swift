@@ -28,7 +28,7 @@ extension PostgresDatabase {
   package func nearbyMissions(
     within radiusMeters: Double? = nil, of center: Coordinate, limit: Int? = nil,
     state: MissionState? = nil, due: Set<String> = []
-  ) async throws -> [ProximityMatch] {
+  ) throws -> [ProximityMatch] {
     if let radiusMeters, !(radiusMeters.isFinite && radiusMeters >= 0) {
       throw ProximityError.invalidDistance(radiusMeters)
     }
@@ -47,7 +47,7 @@ extension PostgresDatabase {
       "lon": center.longitude, "lat": center.latitude, "state": state?.rawValue,
       "due": PostgresArray(due.sorted()),
     ]
-    let candidates = try await withConnection { connection in
+    let candidates = try withConnection { connection in
       try connection.transaction(isolation: "REPEATABLE READ, READ ONLY") {
         var bound = radiusMeters
         if let limit {

@@ -5,24 +5,14 @@ import TextRules
 
 /// The event log as an outbox (DESIGN §9) on PostgreSQL (schema version 3): webhooks, each
 /// consumer's cursor and the deliveries that failed, with the SQLite store's answers.
+/// `committedEvents` and `lastCommittedSequence` are `ServiceStore`'s
+/// (`PostgresDatabase+ServiceStore.swift`): events are appended in commit order (schema
+/// version 3), so none with a lower `seq` commits after a higher one was read.
 extension PostgresDatabase: OutboxStore {
-  /// Committed events after `afterSequence`, in order, at most `limit`. Events are appended
-  /// in commit order (schema version 3), so none with a lower `seq` commits later.
-  package func committedEvents(afterSequence: Int64, limit: Int) async throws -> [StoredEvent] {
-    try await events(afterSequence: afterSequence, limit: limit)
-  }
-
-  /// The highest committed `seq` (0 for an empty log).
-  package func lastCommittedSequence() async throws -> Int64 {
-    try await withConnection { connection in
-      try connection.query("SELECT coalesce(max(seq), 0) AS seq FROM events").int64(0, "seq")
-        ?? 0
-    }
-  }
 
   /// The time of the committed event just after `sequence`, nil when there is none.
-  package func timeOfEvent(after sequence: Int64) async throws -> Date? {
-    try await withConnection { connection in
+  package func timeOfEvent(after sequence: Int64) throws -> Date? {
+    try withConnection { connection in
       try connection.query(
         "SELECT mt_us(time) AS time_us FROM events WHERE seq > :after ORDER BY seq LIMIT 1",
         ["after": sequence]
@@ -33,20 +23,20 @@ extension PostgresDatabase: OutboxStore {
   // MARK: - Webhooks
 
   /// Every webhook, oldest first, ties by id in code point order.
-  package func webhooks() async throws -> [Webhook] {
-    try await webhooks(id: nil)
+  package func webhooks() throws -> [Webhook] {
+    try webhooks(id: nil)
   }
 
   /// Webhook `id`, nil when there is none.
-  package func webhook(_ id: String) async throws -> Webhook? {
-    try await webhooks(id: id).first
+  package func webhook(_ id: String) throws -> Webhook? {
+    try webhooks(id: id).first
   }
 
   /// Adds `webhook` with its cursor at the end of the log, in one transaction.
   /// - Throws: `WebhookRefusal.invalidWebhook` for a bad URL, type or id; `PostgresError`.
-  package func addWebhook(_ webhook: Webhook) async throws {
+  package func addWebhook(_ webhook: Webhook) throws {
     if let problem = webhook.storageProblem { throw WebhookRefusal.invalidWebhook(problem) }
-    try await withConnection { connection in
+    try withConnection { connection in
       try connection.transaction {
         try connection.query(
           """
@@ -73,8 +63,8 @@ extension PostgresDatabase: OutboxStore {
   }
 
   /// Replaces the secret of webhook `id`.
-  package func setWebhookSecret(_ secret: String, of id: String) async throws {
-    try await withConnection { connection in
+  package func setWebhookSecret(_ secret: String, of id: String) throws {
+    try withConnection { connection in
       _ = try connection.query(
         "UPDATE webhooks SET secret = :secret WHERE id = :id", ["secret": secret, "id": id])
     }
@@ -82,8 +72,8 @@ extension PostgresDatabase: OutboxStore {
 
   /// Removes webhook `id`, its cursor (and so its claim) and its deliveries; false when
   /// there was none.
-  package func removeWebhook(_ id: String) async throws -> Bool {
-    try await withConnection { connection in
+  package func removeWebhook(_ id: String) throws -> Bool {
+    try withConnection { connection in
       try connection.transaction {
         let removed =
           try connection.query("DELETE FROM webhooks WHERE id = :id", ["id": id]).affectedRows > 0
@@ -96,8 +86,8 @@ extension PostgresDatabase: OutboxStore {
   }
 
   /// Disables webhook `id` for `reason`.
-  package func disableWebhook(_ id: String, reason: String) async throws {
-    try await withConnection { connection in
+  package func disableWebhook(_ id: String, reason: String) throws {
+    try withConnection { connection in
       _ = try connection.query(
         "UPDATE webhooks SET disabled = :reason WHERE id = :id", ["reason": reason, "id": id])
     }
@@ -105,8 +95,8 @@ extension PostgresDatabase: OutboxStore {
 
   /// Redelivers webhook `id` from event `sequence` on, in one transaction.
   /// - Throws: `WebhookRefusal.webhookNotFound`; `PostgresError`.
-  package func redeliverWebhook(_ id: String, from sequence: Int64) async throws {
-    try await withConnection { connection in
+  package func redeliverWebhook(_ id: String, from sequence: Int64) throws {
+    try withConnection { connection in
       try connection.transaction {
         let enabled = try connection.query(
           "UPDATE webhooks SET disabled = NULL WHERE id = :id", ["id": id])
@@ -126,8 +116,8 @@ extension PostgresDatabase: OutboxStore {
   // MARK: - Cursors
 
   /// Consumer `consumer`'s cursor, nil when it has none yet.
-  package func deliveryCursor(_ consumer: String) async throws -> Int64? {
-    try await withConnection { connection in
+  package func deliveryCursor(_ consumer: String) throws -> Int64? {
+    try withConnection { connection in
       try connection.query(
         "SELECT seq FROM delivery_cursors WHERE consumer = :consumer", ["consumer": consumer]
       ).int64(0, "seq")
@@ -136,9 +126,9 @@ extension PostgresDatabase: OutboxStore {
 
   /// Moves the cursors in `cursors` forward in one transaction (in consumer order, so two
   /// nodes moving the same cursors never deadlock); a cursor never moves back here.
-  package func advanceDeliveryCursors(_ cursors: [String: Int64]) async throws {
+  package func advanceDeliveryCursors(_ cursors: [String: Int64]) throws {
     guard !cursors.isEmpty else { return }
-    try await withConnection { connection in
+    try withConnection { connection in
       try connection.transaction {
         for (consumer, seq) in cursors.sorted(by: { $0.key < $1.key }) {
           try connection.query(
@@ -158,8 +148,8 @@ extension PostgresDatabase: OutboxStore {
   /// retried at `nextAttempt`, or dead when that is nil.
   package func noteDeliveryFailure(
     webhook id: String, sequence: Int64, attempts: Int, error: String, nextAttempt: Date?
-  ) async throws {
-    try await withConnection { connection in
+  ) throws {
+    try withConnection { connection in
       _ = try connection.query(
         """
         INSERT INTO deliveries (webhook_id, seq, state, attempts, next_attempt, last_error,
@@ -178,8 +168,8 @@ extension PostgresDatabase: OutboxStore {
   }
 
   /// Forgets the failures of event `sequence` of webhook `id`: it was delivered.
-  package func noteDelivered(webhook id: String, sequence: Int64) async throws {
-    try await withConnection { connection in
+  package func noteDelivered(webhook id: String, sequence: Int64) throws {
+    try withConnection { connection in
       _ = try connection.query(
         "DELETE FROM deliveries WHERE webhook_id = :id AND seq = :seq",
         ["id": id, "seq": sequence])
@@ -189,8 +179,8 @@ extension PostgresDatabase: OutboxStore {
   /// The recorded deliveries of webhook `id` in `state`, by `seq`, at most `limit`.
   package func deliveries(
     ofWebhook id: String, state: WebhookDeliveryRecord.State, limit: Int = 1_000
-  ) async throws -> [WebhookDeliveryRecord] {
-    try await withConnection { connection in
+  ) throws -> [WebhookDeliveryRecord] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT seq, attempts, mt_us(next_attempt) AS next_us, last_error FROM deliveries
@@ -207,10 +197,10 @@ extension PostgresDatabase: OutboxStore {
   }
 
   /// The `seq`s of webhook `id`'s dead deliveries after `sequence`.
-  package func deadDeliveries(ofWebhook id: String, after sequence: Int64) async throws
+  package func deadDeliveries(ofWebhook id: String, after sequence: Int64) throws
     -> Set<Int64>
   {
-    try await withConnection { connection in
+    try withConnection { connection in
       let rows = try connection.query(
         "SELECT seq FROM deliveries WHERE webhook_id = :id AND state = 'dead' AND seq > :after",
         ["id": id, "after": sequence])
@@ -219,8 +209,8 @@ extension PostgresDatabase: OutboxStore {
   }
 
   /// How many dead deliveries each webhook has.
-  package func deadDeliveryCounts() async throws -> [String: Int] {
-    try await withConnection { connection in
+  package func deadDeliveryCounts() throws -> [String: Int] {
+    try withConnection { connection in
       let rows = try connection.query(
         "SELECT webhook_id, count(*) AS n FROM deliveries WHERE state = 'dead' GROUP BY webhook_id"
       )
@@ -235,8 +225,8 @@ extension PostgresDatabase: OutboxStore {
   // MARK: - Internals
 
   /// Webhook `id`, or every webhook when nil, oldest first (ties by id, code point order).
-  private func webhooks(id: String?) async throws -> [Webhook] {
-    try await withConnection { connection in
+  private func webhooks(id: String?) throws -> [Webhook] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT id, url, events, mission_id, worker_id, secret, mt_us(created) AS created_us,

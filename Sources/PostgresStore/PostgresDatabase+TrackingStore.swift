@@ -8,8 +8,8 @@ extension PostgresDatabase: TrackingStore {
   /// Missions inserted or updated after change number `token` of the change log (every
   /// mission when nil) and missions removed after it, read in one snapshot.
   /// - Complexity: O(changes) with an index on the log; O(n) for the first call.
-  package func changes(after token: Int64?) async throws -> MissionChanges {
-    try await withConnection { connection in
+  package func changes(after token: Int64?) throws -> MissionChanges {
+    try withConnection { connection in
       try connection.transaction(isolation: "REPEATABLE READ, READ ONLY") {
         let current =
           try connection.query("SELECT coalesce(max(seq), 0) AS seq FROM mission_changes")
@@ -40,8 +40,8 @@ extension PostgresDatabase: TrackingStore {
 
   /// The stored fence states, last delivered fix and travelled distance of mission `id`;
   /// nil when nothing was recorded for it.
-  package func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume? {
-    try await withConnection { connection in
+  package func resumePoint(ofMission id: String) throws -> TrackingPipeline.Resume? {
+    try withConnection { connection in
       try connection.transaction(isolation: "REPEATABLE READ, READ ONLY") {
         let fences = try Self.fenceStates(ofMission: id, connection)
         let last = try Self.fixes(
@@ -63,8 +63,8 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// The time of mission `id`'s latest transition to `active`, by whichever node made it.
-  package func trackingStart(ofMission id: String) async throws -> Date? {
-    try await withConnection { connection in
+  package func trackingStart(ofMission id: String) throws -> Date? {
+    try withConnection { connection in
       try connection.query(
         """
         SELECT mt_us(time) AS time_us FROM transitions
@@ -80,12 +80,12 @@ extension PostgresDatabase: TrackingStore {
   ///   `.unknownMission`, `.workerBusy` naming the worker and the mission it tracks (the
   ///   partial unique index refused a second one), `.unknownWorker` (an accept naming a
   ///   worker the store does not hold), `PostgresError`.
-  package func commit(_ transition: MissionTransition) async throws {
+  package func commit(_ transition: MissionTransition) throws {
     var attempts = 0
     while true {
       attempts += 1
       do {
-        try await withConnection { connection in
+        try withConnection { connection in
           try connection.transaction { try Self.write(transition, connection) }
         }
         return
@@ -93,7 +93,7 @@ extension PostgresDatabase: TrackingStore {
         where error.kind == .uniqueViolation
         && error.constraint == "missions_one_tracked_per_worker"
       {
-        let (worker, holder) = try await trackedMission(sharingWorkerWith: transition)
+        let (worker, holder) = try trackedMission(sharingWorkerWith: transition)
         if let holder {
           throw TrackingError.workerBusy(
             workerID: worker, tracked: holder, requested: transition.missionID)
@@ -109,9 +109,9 @@ extension PostgresDatabase: TrackingStore {
   /// the track already holds is a resent one: it is skipped with its event.
   /// - Throws: `TrackingError.changedElsewhere` when another node took the mission out of
   ///   tracking (nothing is recorded), `.unknownMission`, `PostgresError`.
-  package func record(_ batch: TrackingBatch) async throws {
+  package func record(_ batch: TrackingBatch) throws {
     try Self.refuseStateEvents(batch.events)
-    try await withConnection { connection in
+    try withConnection { connection in
       try connection.transaction {
         // FOR SHARE: a transition of this mission waits until the batch commits, and a
         // batch after a stop sees the stop.
@@ -172,22 +172,22 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// Nothing to do: every write is committed when its call returns.
-  package func flush() async throws {}
+  package func flush() throws {}
 
   /// Records events of no tracking session (`mission_nearby`), in order, in one transaction.
   /// - Throws: `TrackingError.unknownMission` for an event of a mission the store does not
   ///   hold (nothing is recorded), `PostgresError`.
-  package func recordEvents(_ events: [TrackingEvent]) async throws {
+  package func recordEvents(_ events: [TrackingEvent]) throws {
     guard !events.isEmpty else { return }
     try Self.refuseStateEvents(events)
     do {
-      try await withConnection { connection in
+      try withConnection { connection in
         try connection.transaction { try Self.insert(events, connection) }
       }
     } catch let error as PostgresError
       where error.kind == .foreignKeyViolation && error.constraint == "events_mission_id_fkey"
     {
-      let known = try await withConnection { connection in
+      let known = try withConnection { connection in
         try connection.query(
           "SELECT id FROM missions WHERE id = ANY (string_to_array(:ids, chr(31)))",
           ["ids": events.map(\.missionID).joined(separator: "\u{1F}")])
@@ -199,8 +199,8 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// Every standing watch, by id.
-  package func watches() async throws -> [Watch] {
-    try await withConnection { connection in
+  package func watches() throws -> [Watch] {
+    try withConnection { connection in
       let rows = try connection.query(
         "SELECT id, lat, lon, radius_m, worker_id, state FROM watches ORDER BY id")
       return try (0..<rows.count).map { row in
@@ -217,8 +217,8 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// Adds or replaces a watch.
-  package func saveWatch(_ watch: Watch) async throws {
-    try await withConnection { connection in
+  package func saveWatch(_ watch: Watch) throws {
+    try withConnection { connection in
       _ = try connection.query(
         """
         INSERT INTO watches (id, lat, lon, radius_m, worker_id, state)
@@ -235,8 +235,8 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// Removes watch `id`; false when there was none.
-  package func removeWatch(id: String) async throws -> Bool {
-    try await withConnection { connection in
+  package func removeWatch(id: String) throws -> Bool {
+    try withConnection { connection in
       try connection.query("DELETE FROM watches WHERE id = :id", ["id": id]).affectedRows == 1
     }
   }
@@ -244,10 +244,10 @@ extension PostgresDatabase: TrackingStore {
   // MARK: - Internals
 
   /// The worker of `transition` and the mission that worker tracks now, if any.
-  private func trackedMission(sharingWorkerWith transition: MissionTransition) async throws
+  private func trackedMission(sharingWorkerWith transition: MissionTransition) throws
     -> (worker: String, holder: String?)
   {
-    try await withConnection { connection in
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT coalesce(:worker, m.worker_id, 'local') AS worker,
@@ -374,6 +374,12 @@ extension PostgresDatabase: TrackingStore {
   }
 
   /// Appends `events` to the outbox in order (one statement), each in its typed columns.
+  ///
+  /// The statement's trigger (schema 3, `PostgresMigration.outbox`) takes a
+  /// transaction-scoped advisory lock first and holds it to the transaction's end, so events
+  /// get their numbers in commit order: a reader that saw number n has seen every event
+  /// before it, and following the log by number (`/v1/events`, the outbox's cursors) never
+  /// skips one committed late by another node or connection.
   static func insert(_ events: [TrackingEvent], _ connection: PostgresConnection) throws {
     guard !events.isEmpty else { return }
     let columns = events.map { EventKindColumns($0.kind) }

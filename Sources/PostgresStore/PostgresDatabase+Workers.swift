@@ -7,34 +7,34 @@ import TextRules
 /// and lines; workers and devices in code point order).
 extension PostgresDatabase: WorkerStore {
   /// Every worker by id, with its devices; `local` is always there.
-  package func workers() async throws -> [Worker] {
-    try await workers(id: nil)
+  package func workers() throws -> [Worker] {
+    try workers(id: nil)
   }
 
   /// Worker `id` (in any Unicode normalisation form) with its devices, or nil.
-  package func worker(_ id: String) async throws -> Worker? {
-    try await workers(id: Identifier.normalized(id)).first
+  package func worker(_ id: String) throws -> Worker? {
+    try workers(id: Identifier.normalized(id)).first
   }
 
   /// Creates or replaces a worker (its name and devices), in one transaction.
   /// - Throws: `WorkerRefusal.invalidWorker` (`WorkerRefusal.checked`), `.deviceTaken` for
   ///   a device registered to another worker (nothing is changed), `PostgresError`.
-  package func putWorker(_ worker: Worker) async throws {
+  package func putWorker(_ worker: Worker) throws {
     let worker = try WorkerRefusal.checked(worker)
     do {
-      try await write(worker)
+      try write(worker)
     } catch let error as PostgresError
       where error.kind == .uniqueViolation && error.constraint == "worker_devices_pkey"
     {
       // Another node registered the device between the look-up and the insert: once more,
       // the look-up now names its worker.
-      try await write(worker)
+      try write(worker)
     }
   }
 
   /// The upsert of a checked worker and its devices, refusing a device another worker has.
-  private func write(_ worker: Worker) async throws {
-    try await withConnection { connection in
+  private func write(_ worker: Worker) throws {
+    try withConnection { connection in
       try connection.transaction {
         try connection.query(
           """
@@ -71,9 +71,9 @@ extension PostgresDatabase: WorkerStore {
   /// - Throws: `WorkerRefusal.invalidWorker` for `local`, `.workerTracking` while the worker
   ///   has a tracked mission (nothing removed), `PostgresError`. The missions it accepted
   ///   keep its id (their history).
-  package func removeWorker(_ id: String) async throws -> Bool {
+  package func removeWorker(_ id: String) throws -> Bool {
     let id = try WorkerRefusal.removable(id)
-    return try await withConnection { connection in
+    return try withConnection { connection in
       try connection.transaction {
         let tracked = try connection.query(
           """
@@ -91,8 +91,8 @@ extension PostgresDatabase: WorkerStore {
 
   /// The tracked (active or arrived) mission of every worker that has one: worker id →
   /// mission id.
-  package func trackedMissionIDs() async throws -> [String: String] {
-    try await withConnection { connection in
+  package func trackedMissionIDs() throws -> [String: String] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT worker_id, id FROM missions
@@ -108,8 +108,8 @@ extension PostgresDatabase: WorkerStore {
 
   /// Worker `id` (in NFC), or every worker when nil, by id, each with its devices in
   /// protocol and device id order (code points, as SQLite orders them).
-  private func workers(id: String?) async throws -> [Worker] {
-    try await withConnection { connection in
+  private func workers(id: String?) throws -> [Worker] {
+    try withConnection { connection in
       let rows = try connection.query(
         """
         SELECT w.id, w.name, d.protocol, d.device_id, d.secret

@@ -58,6 +58,14 @@ final class PostgresRows {
   /// The first row, nil when there is none.
   var firstRow: Row? { count > 0 ? Row(rows: self, index: 0) : nil }
 
+  /// The first row that satisfies `condition`, or nil.
+  func firstRow(where condition: (Row) throws -> Bool) rethrows -> Row? {
+    for index in 0..<count where try condition(Row(rows: self, index: index)) {
+      return Row(rows: self, index: index)
+    }
+    return nil
+  }
+
   /// One row of a result, read by column name.
   struct Row {
     let rows: PostgresRows

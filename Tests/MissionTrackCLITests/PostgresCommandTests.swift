@@ -385,29 +385,4 @@ struct PostgresCommandTests {
     #expect(run.err.split(separator: "\n").count == 1 && run.err.contains("timeout"), "\(run.err)")
     #expect(seconds >= 9 && seconds < 30, "gave up after \(seconds) s")
   }
-
-  @Test func aCommandThatRunsOnSQLiteOnlyRefusesAURIInOneLine() throws {
-    let box = try CLISandbox()
-    let uri = try PostgresTestCluster.shared.get().createDatabase()
-    #expect(
-      try Self.run(box, ["missions", "import", CLISandbox.demoMissions, "--db", uri]).status == 0)
-    let commands: [(arguments: [String], name: String)] = [
-      (["serve", "--listen", "127.0.0.1:0"], "serve"),
-    ]
-    for (arguments, name) in commands {
-      let run = try Self.run(box, arguments + ["--db", uri])
-      #expect(run.status == 1, "\(name): \(run)")
-      #expect(
-        run.err.hasSuffix(
-          ": `missiontrack \(name)` does not support PostgreSQL yet: use an SQLite file"
-            + " (--db PATH)\n"), "\(run.err)")
-      #expect(run.err.split(separator: "\n").count == 1)
-    }
-    // The mission is still open: nothing was done elsewhere.
-    let show = try Self.run(box, ["missions", "show", "--json", "sig-101", "--db", uri])
-    #expect(show.out.contains("\"state\":\"open\""))
-    #expect(
-      try FileManager.default.contentsOfDirectory(atPath: box.directory.path)
-        .allSatisfy { $0.hasPrefix("run-") })
-  }
 }

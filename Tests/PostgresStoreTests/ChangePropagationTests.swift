@@ -37,7 +37,7 @@ struct ChangePropagationTests {
     let uri = try PostgresFixture.database()
     let nodeA = try PostgresDatabase(uri: uri)
     let nodeB = try PostgresDatabase(uri: uri)
-    let token = try await nodeB.changes(after: nil).token
+    let token = try nodeB.changes(after: nil).token
     let waiter = PostgresChangeWaiter(uri: uri)
     defer { waiter.stop() }
     let wakeUps = WakeUps(waiter)
@@ -46,7 +46,7 @@ struct ChangePropagationTests {
     let before = wakeUps.value
 
     let clock = ContinuousClock()
-    try await nodeA.insert([Fixtures.mission("n1"), Fixtures.mission("n2")])
+    try nodeA.insert([Fixtures.mission("n1"), Fixtures.mission("n2")])
     // From the commit, which sends the NOTIFY (the insert itself took over 3 s in a loaded
     // suite).
     let sent = clock.now
@@ -55,14 +55,14 @@ struct ChangePropagationTests {
     #expect(await eventually(within: .seconds(3)) { wakeUps.value > before })
     let latency = clock.now - sent
     #expect(latency < .seconds(3), "woke after \(latency)")
-    let changes = try await nodeB.changes(after: token)
+    let changes = try nodeB.changes(after: token)
     #expect(changes.missions.map(\.id) == ["n1", "n2"])
 
     // A transition on node A wakes node B too, and shows in its changes.
     let woken = wakeUps.value
-    try await nodeA.commit(Fixtures.transition("n1", .accept, .open, .accepted))
+    try nodeA.commit(Fixtures.transition("n1", .accept, .open, .accepted))
     #expect(await eventually(within: .seconds(3)) { wakeUps.value > woken })
-    let next = try await nodeB.changes(after: changes.token)
+    let next = try nodeB.changes(after: changes.token)
     #expect(next.missions.map(\.id) == ["n1"])
     #expect(next.missions.first?.state == .accepted)
   }
@@ -70,7 +70,7 @@ struct ChangePropagationTests {
   @Test func aChangeCommittedLateIsNotSkippedByAReaderThatSawALaterOne() async throws {
     let uri = try PostgresFixture.database()
     let reader = try PostgresDatabase(uri: uri)
-    let start = try await reader.changes(after: nil).token
+    let start = try reader.changes(after: nil).token
     // A slow writer: its change is logged, but not committed yet.
     let slow = try PostgresConnection(uri: uri)
     try slow.execute("BEGIN")
@@ -83,10 +83,10 @@ struct ChangePropagationTests {
     }
     try await Task.sleep(for: .milliseconds(300))
     // The reader looks in between: whatever it sees, its token must not pass the slow one.
-    let between = try await reader.changes(after: start)
+    let between = try reader.changes(after: start)
     try slow.execute("COMMIT")
     try await quick.value
-    let after = try await reader.changes(after: between.token)
+    let after = try reader.changes(after: between.token)
     let seen = Set(between.missions.map(\.id)).union(after.missions.map(\.id))
     #expect(seen == ["slow", "quick"])
   }
@@ -96,8 +96,8 @@ struct ChangePropagationTests {
     let cluster = try PostgresTestCluster()
     let uri = try cluster.createDatabase()
     let store = try PostgresDatabase(uri: uri, reconnectTimeout: .seconds(60))
-    try await store.insert([Fixtures.mission("r0"), Fixtures.mission("r1")])
-    let token = try await store.changes(after: nil).token
+    try store.insert([Fixtures.mission("r0"), Fixtures.mission("r1")])
+    let token = try store.changes(after: nil).token
     let waiter = PostgresChangeWaiter(uri: uri)
     defer { waiter.stop() }
     let wakeUps = WakeUps(waiter)
@@ -112,23 +112,24 @@ struct ChangePropagationTests {
     // committed meanwhile is stored once.
     let clock = ContinuousClock()
     let asked = clock.now
-    async let committed: Void = store.commit(
-      Fixtures.transition("r0", .accept, .open, .accepted))
-    let during = try await store.changes(after: token)
+    async let committed: Void = onThread {
+      try store.commit(Fixtures.transition("r0", .accept, .open, .accepted))
+    }
+    let during = try await onThread { try store.changes(after: token) }
     try await committed
     #expect(clock.now - asked >= .seconds(2))
     try await restart.value
-    #expect(await store.reconnects >= 1)
-    #expect(try await store.mission("r0")?.state == .accepted)
-    #expect(try await store.events(ofMission: "r0").map(\.event.type) == ["state"])
+    #expect(store.reconnects >= 1)
+    #expect(try store.mission("r0")?.state == .accepted)
+    #expect(try store.events(ofMission: "r0").map(\.event.type) == ["state"])
 
     // Another node writes after the restart; the waiter reconnected (its own wake-up) and
     // the store's log read from the old token finds the change.
     let other = try PostgresDatabase(uri: uri)
-    try await other.insert([Fixtures.mission("r2")])
-    try await other.commit(Fixtures.transition("r1", .accept, .open, .accepted))
+    try other.insert([Fixtures.mission("r2")])
+    try other.commit(Fixtures.transition("r1", .accept, .open, .accepted))
     #expect(await eventually(within: .seconds(10)) { waiter.connectionCount >= 2 })
-    let caughtUp = try await store.changes(after: during.token)
+    let caughtUp = try store.changes(after: during.token)
     #expect(caughtUp.missions.map(\.id).filter { $0 != "r0" } == ["r1", "r2"])
     #expect(caughtUp.missions.first { $0.id == "r1" }?.state == .accepted)
   }

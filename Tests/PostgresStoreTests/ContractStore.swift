@@ -62,14 +62,14 @@ struct ContractStore: Sendable {
     case .postgres:
       let uri = try PostgresFixture.database()
       let store = try PostgresDatabase(uri: uri)
-      try await store.insert(missions)
+      try store.insert(missions)
       return ContractStore(
         store: store,
         writeElsewhere: { changed in
           let other = try PostgresDatabase(uri: uri)
-          try await other.insert(changed)
+          try other.insert(changed)
         },
-        addWorker: { try await store.putWorker(Worker(id: $0)) }, owner: nil)
+        addWorker: { try store.putWorker(Worker(id: $0)) }, owner: nil)
     }
   }
 }
@@ -148,4 +148,13 @@ func eventually(within limit: Duration, _ condition: () async throws -> Bool) as
     try? await Task.sleep(for: .milliseconds(10))
   }
   return try await condition()
+}
+
+/// Runs `body` on a thread of its own and waits for it: a store call that waits for a
+/// server that is down blocks its thread for seconds, which must not be one of the few
+/// threads of the cooperative pool that every other test (and the restart) needs.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+  }
 }

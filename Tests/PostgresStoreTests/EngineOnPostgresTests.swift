@@ -68,17 +68,17 @@ struct EngineOnPostgresTests {
     let cluster = try PostgresFixture.cluster()
     let uri = try cluster.createDatabase()
     let postgres = try PostgresDatabase(uri: uri)
-    try await postgres.insert([Self.target])
+    try postgres.insert([Self.target])
 
     let onSQLite = try await Self.replay(into: sqlite)
     let onPostgres = try await Self.replay(into: postgres)
     #expect(Self.lines(onPostgres) == Self.lines(onSQLite))
     #expect(onPostgres.contains { $0.type == "enter" })
     #expect(onPostgres.contains { $0.kind == .state(from: .active, to: .arrived) })
-    #expect(try await postgres.mission("m1")?.state == .arrived)
+    #expect(try postgres.mission("m1")?.state == .arrived)
 
     // Stored: the same outbox, line for line, in the same order.
-    let storedOnPostgres = Self.lines(try await postgres.events(ofMission: "m1").map(\.event))
+    let storedOnPostgres = Self.lines(try postgres.events(ofMission: "m1").map(\.event))
     let storedOnSQLite = Self.lines(try sqlite.events(ofMission: "m1").map(\.event))
     #expect(storedOnPostgres == storedOnSQLite)
     #expect(storedOnPostgres.count > 20)

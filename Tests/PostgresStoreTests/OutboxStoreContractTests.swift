@@ -40,15 +40,15 @@ import Testing
   func webhooksReadBackAsTheyWereAddedOldestFirst(_ kind: StoreKind) async throws {
     let (fixture, outbox) = try await Self.make(kind)
     _ = fixture
-    #expect(try await outbox.webhooks().isEmpty)
+    #expect(try outbox.webhooks().isEmpty)
     // Added out of order; by creation time, then by id in code point order (`B` < `a`).
-    try await outbox.addWebhook(Self.webhook("wh_a", created: 5))
+    try outbox.addWebhook(Self.webhook("wh_a", created: 5))
     var plain = Webhook(
       id: "wh_0", url: "http://127.0.0.1:9/x", secret: "whsec_x",
       created: Fixtures.start.addingTimeInterval(10), fromFlag: true)
-    try await outbox.addWebhook(plain)
-    try await outbox.addWebhook(Self.webhook("wh_B", created: 5))
-    let listed = try await outbox.webhooks()
+    try outbox.addWebhook(plain)
+    try outbox.addWebhook(Self.webhook("wh_B", created: 5))
+    let listed = try outbox.webhooks()
     #expect(listed.map(\.id) == ["wh_B", "wh_a", "wh_0"])
     var expected = Self.webhook("wh_a", created: 5)
     expected.missionID = "\u{e9}-1"  // Stored in NFC.
@@ -56,21 +56,21 @@ import Testing
     // `==` on strings is canonical equivalence: NFC is checked on the bytes.
     #expect(listed[1].missionID.map { Array($0.utf8) } == Array("\u{e9}-1".utf8))
     #expect(listed[2] == plain)
-    #expect(try await outbox.webhook("wh_B") == listed[0])
-    #expect(try await outbox.webhook("wh_b") == nil)
+    #expect(try outbox.webhook("wh_B") == listed[0])
+    #expect(try outbox.webhook("wh_b") == nil)
 
-    try await outbox.setWebhookSecret("whsec_new", of: "wh_0")
-    try await outbox.disableWebhook("wh_0", reason: "HTTP 410 Gone")
+    try outbox.setWebhookSecret("whsec_new", of: "wh_0")
+    try outbox.disableWebhook("wh_0", reason: "HTTP 410 Gone")
     plain.secret = "whsec_new"
     plain.disabledReason = "HTTP 410 Gone"
-    #expect(try await outbox.webhook("wh_0") == plain)
+    #expect(try outbox.webhook("wh_0") == plain)
     // A redelivery enables it again.
-    try await outbox.redeliverWebhook("wh_0", from: 1)
-    #expect(try await outbox.webhook("wh_0")?.disabledReason == nil)
+    try outbox.redeliverWebhook("wh_0", from: 1)
+    #expect(try outbox.webhook("wh_0")?.disabledReason == nil)
 
-    #expect(try await outbox.removeWebhook("wh_a"))
-    #expect(try await !outbox.removeWebhook("wh_a"))
-    #expect(try await outbox.webhooks().map(\.id) == ["wh_B", "wh_0"])
+    #expect(try outbox.removeWebhook("wh_a"))
+    #expect(try !outbox.removeWebhook("wh_a"))
+    #expect(try outbox.webhooks().map(\.id) == ["wh_B", "wh_0"])
   }
 
   @Test(arguments: stores)
@@ -101,12 +101,12 @@ import Testing
       ),
     ]
     for (webhook, line) in cases {
-      let error = await #expect(throws: (any Error).self) { try await outbox.addWebhook(webhook) }
+      let error = await #expect(throws: (any Error).self) { try outbox.addWebhook(webhook) }
       #expect(error.map { "\($0)" } == line)
     }
-    #expect(try await outbox.webhooks().isEmpty)
+    #expect(try outbox.webhooks().isEmpty)
     let missing = await #expect(throws: (any Error).self) {
-      try await outbox.redeliverWebhook("wh_nope", from: 1)
+      try outbox.redeliverWebhook("wh_nope", from: 1)
     }
     #expect(missing.map { "\($0)" } == "no webhook with id 'wh_nope'")
   }
@@ -118,58 +118,58 @@ import Testing
     let (fixture, outbox) = try await Self.make(kind)
     try await fixture.store.recordEvents(Self.nearbyEvents(3, mission: "m1"))
     try await fixture.store.flush()
-    let end = try await outbox.lastCommittedSequence()
+    let end = try outbox.lastCommittedSequence()
     #expect(end > 0)
-    try await outbox.addWebhook(Self.webhook("wh_1"))
+    try outbox.addWebhook(Self.webhook("wh_1"))
     let consumer = Webhook.consumer("wh_1")
     #expect(consumer == "webhook:wh_1")
-    #expect(try await outbox.deliveryCursor(consumer) == end)
-    #expect(try await outbox.deliveryCursor("mqtt:missiontrack") == nil)
+    #expect(try outbox.deliveryCursor(consumer) == end)
+    #expect(try outbox.deliveryCursor("mqtt:missiontrack") == nil)
 
-    try await outbox.advanceDeliveryCursors([consumer: end + 5, "mqtt:missiontrack": 2])
-    try await outbox.advanceDeliveryCursors([consumer: end + 1, "mqtt:missiontrack": 4])
-    try await outbox.advanceDeliveryCursors([:])
-    #expect(try await outbox.deliveryCursor(consumer) == end + 5)
-    #expect(try await outbox.deliveryCursor("mqtt:missiontrack") == 4)
+    try outbox.advanceDeliveryCursors([consumer: end + 5, "mqtt:missiontrack": 2])
+    try outbox.advanceDeliveryCursors([consumer: end + 1, "mqtt:missiontrack": 4])
+    try outbox.advanceDeliveryCursors([:])
+    #expect(try outbox.deliveryCursor(consumer) == end + 5)
+    #expect(try outbox.deliveryCursor("mqtt:missiontrack") == 4)
 
     // A redelivery moves it back to just before the event, never forward.
-    try await outbox.redeliverWebhook("wh_1", from: 2)
-    #expect(try await outbox.deliveryCursor(consumer) == 1)
-    try await outbox.redeliverWebhook("wh_1", from: 3)
-    #expect(try await outbox.deliveryCursor(consumer) == 1)
-    try await outbox.redeliverWebhook("wh_1", from: 0)
-    #expect(try await outbox.deliveryCursor(consumer) == 0)
+    try outbox.redeliverWebhook("wh_1", from: 2)
+    #expect(try outbox.deliveryCursor(consumer) == 1)
+    try outbox.redeliverWebhook("wh_1", from: 3)
+    #expect(try outbox.deliveryCursor(consumer) == 1)
+    try outbox.redeliverWebhook("wh_1", from: 0)
+    #expect(try outbox.deliveryCursor(consumer) == 0)
 
     // Removed with its webhook; another consumer's cursor stays.
-    #expect(try await outbox.removeWebhook("wh_1"))
-    #expect(try await outbox.deliveryCursor(consumer) == nil)
-    #expect(try await outbox.deliveryCursor("mqtt:missiontrack") == 4)
+    #expect(try outbox.removeWebhook("wh_1"))
+    #expect(try outbox.deliveryCursor(consumer) == nil)
+    #expect(try outbox.deliveryCursor("mqtt:missiontrack") == 4)
   }
 
   @Test(arguments: stores)
   func failedAndDeadDeliveriesAreListedCountedAndForgotten(_ kind: StoreKind) async throws {
     let (fixture, outbox) = try await Self.make(kind)
     _ = fixture
-    try await outbox.addWebhook(Self.webhook("wh_1"))
-    try await outbox.addWebhook(Self.webhook("wh_2", created: 1))
+    try outbox.addWebhook(Self.webhook("wh_1"))
+    try outbox.addWebhook(Self.webhook("wh_2", created: 1))
     let retry = Fixtures.start.addingTimeInterval(300.25)
-    try await outbox.noteDeliveryFailure(
+    try outbox.noteDeliveryFailure(
       webhook: "wh_1", sequence: 7, attempts: 1, error: "HTTP 500", nextAttempt: retry)
     // A second failure of the same event replaces the first's record.
-    try await outbox.noteDeliveryFailure(
+    try outbox.noteDeliveryFailure(
       webhook: "wh_1", sequence: 7, attempts: 2, error: "connection refused\nby peer",
       nextAttempt: retry.addingTimeInterval(60))
-    try await outbox.noteDeliveryFailure(
+    try outbox.noteDeliveryFailure(
       webhook: "wh_1", sequence: 3, attempts: 1, error: "HTTP 503", nextAttempt: retry)
     let long = String(repeating: "é", count: 2_000)
     for seq: Int64 in [9, 4, 12] {
-      try await outbox.noteDeliveryFailure(
+      try outbox.noteDeliveryFailure(
         webhook: "wh_1", sequence: seq, attempts: 9, error: long, nextAttempt: nil)
     }
-    try await outbox.noteDeliveryFailure(
+    try outbox.noteDeliveryFailure(
       webhook: "wh_2", sequence: 4, attempts: 9, error: "timed out", nextAttempt: nil)
 
-    let failed = try await outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 1_000)
+    let failed = try outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 1_000)
     #expect(
       failed == [
         WebhookDeliveryRecord(
@@ -179,36 +179,36 @@ import Testing
           webhookID: "wh_1", sequence: 7, state: .failed, attempts: 2,
           nextAttempt: retry.addingTimeInterval(60), lastError: #"connection refused\nby peer"#),
       ])
-    let dead = try await outbox.deliveries(ofWebhook: "wh_1", state: .dead, limit: 2)
+    let dead = try outbox.deliveries(ofWebhook: "wh_1", state: .dead, limit: 2)
     #expect(dead.map(\.sequence) == [4, 9])
     #expect(dead.allSatisfy { $0.attempts == 9 && $0.nextAttempt == nil })
     // Kept as one line cut after 500 characters, the same on both stores.
     #expect(dead.first?.lastError == String(repeating: "é", count: 500) + "…")
-    #expect(try await outbox.deliveries(ofWebhook: "wh_1", state: .pending, limit: 10).isEmpty)
-    #expect(try await outbox.deliveries(ofWebhook: "wh_3", state: .dead, limit: 10).isEmpty)
-    #expect(try await outbox.deadDeliveries(ofWebhook: "wh_1", after: 4) == [9, 12])
-    #expect(try await outbox.deadDeliveryCounts() == ["wh_1": 3, "wh_2": 1])
+    #expect(try outbox.deliveries(ofWebhook: "wh_1", state: .pending, limit: 10).isEmpty)
+    #expect(try outbox.deliveries(ofWebhook: "wh_3", state: .dead, limit: 10).isEmpty)
+    #expect(try outbox.deadDeliveries(ofWebhook: "wh_1", after: 4) == [9, 12])
+    #expect(try outbox.deadDeliveryCounts() == ["wh_1": 3, "wh_2": 1])
 
     // Delivered at last: forgotten.
-    try await outbox.noteDelivered(webhook: "wh_1", sequence: 7)
+    try outbox.noteDelivered(webhook: "wh_1", sequence: 7)
     #expect(
-      try await outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 10).map(\.sequence)
+      try outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 10).map(\.sequence)
         == [3])
     // A redelivery from 9 forgets the failures from 9 on.
-    try await outbox.redeliverWebhook("wh_1", from: 9)
-    #expect(try await outbox.deadDeliveries(ofWebhook: "wh_1", after: 0) == [4])
+    try outbox.redeliverWebhook("wh_1", from: 9)
+    #expect(try outbox.deadDeliveries(ofWebhook: "wh_1", after: 0) == [4])
     // Removing the webhook removes its deliveries.
-    #expect(try await outbox.removeWebhook("wh_1"))
-    #expect(try await outbox.deadDeliveryCounts() == ["wh_2": 1])
-    #expect(try await outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 10).isEmpty)
+    #expect(try outbox.removeWebhook("wh_1"))
+    #expect(try outbox.deadDeliveryCounts() == ["wh_2": 1])
+    #expect(try outbox.deliveries(ofWebhook: "wh_1", state: .failed, limit: 10).isEmpty)
   }
 
   @Test(arguments: stores)
   func committedEventsAreReadInOrderFromACursor(_ kind: StoreKind) async throws {
     let (fixture, outbox) = try await Self.make(kind)
-    #expect(try await outbox.lastCommittedSequence() == 0)
-    #expect(try await outbox.committedEvents(afterSequence: 0, limit: 10).isEmpty)
-    #expect(try await outbox.timeOfEvent(after: 0) == nil)
+    #expect(try outbox.lastCommittedSequence() == 0)
+    #expect(try outbox.committedEvents(afterSequence: 0, limit: 10).isEmpty)
+    #expect(try outbox.timeOfEvent(after: 0) == nil)
     let nearby = Self.nearbyEvents(4, mission: "m2")
     try await fixture.store.recordEvents(nearby)
     let accept = Fixtures.transition(
@@ -216,18 +216,18 @@ import Testing
     try await fixture.store.commit(accept)
     try await fixture.store.flush()
 
-    let all = try await outbox.committedEvents(afterSequence: 0, limit: 100)
+    let all = try outbox.committedEvents(afterSequence: 0, limit: 100)
     #expect(all.map(\.event) == nearby + [accept.event])
     let sequences = all.map(\.sequence)
     #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
     #expect(all.allSatisfy { $0.jsonLine == $0.event.jsonLine })
     let last = try #require(sequences.last)
-    #expect(try await outbox.lastCommittedSequence() == last)
+    #expect(try outbox.lastCommittedSequence() == last)
     // A page after a cursor.
-    let page = try await outbox.committedEvents(afterSequence: sequences[1], limit: 2)
+    let page = try outbox.committedEvents(afterSequence: sequences[1], limit: 2)
     #expect(page.map(\.sequence) == Array(sequences[2...3]))
-    #expect(try await outbox.committedEvents(afterSequence: last, limit: 10).isEmpty)
-    #expect(try await outbox.timeOfEvent(after: sequences[2]) == nearby[3].time)
-    #expect(try await outbox.timeOfEvent(after: last) == nil)
+    #expect(try outbox.committedEvents(afterSequence: last, limit: 10).isEmpty)
+    #expect(try outbox.timeOfEvent(after: sequences[2]) == nearby[3].time)
+    #expect(try outbox.timeOfEvent(after: last) == nil)
   }
 }

@@ -16,30 +16,29 @@ import Testing
 struct PostgresDatabaseTests {
   @Test func anAcceptNamingAnUnknownWorkerIsRefused() async throws {
     let store = try PostgresDatabase(uri: try PostgresFixture.database())
-    try await store.insert([Fixtures.mission("m1")])
-    await #expect(throws: TrackingError.unknownWorker("nobody")) {
-      try await store.commit(Fixtures.transition("m1", .accept, .open, .accepted, worker: "nobody"))
+    try store.insert([Fixtures.mission("m1")])
+    #expect(throws: TrackingError.unknownWorker("nobody")) {
+      try store.commit(Fixtures.transition("m1", .accept, .open, .accepted, worker: "nobody"))
     }
-    #expect(try await store.mission("m1")?.state == .open)
+    #expect(try store.mission("m1")?.state == .open)
   }
 
   @Test func aSecondNodeCannotStartASecondMissionOfTheSameWorker() async throws {
     let uri = try PostgresFixture.database()
     let nodeA = try PostgresDatabase(uri: uri)
     let nodeB = try PostgresDatabase(uri: uri)
-    try await nodeA.putWorker(Worker(id: "w1"))
-    try await nodeA.insert([Fixtures.mission("m1"), Fixtures.mission("m2")])
+    try nodeA.putWorker(Worker(id: "w1"))
+    try nodeA.insert([Fixtures.mission("m1"), Fixtures.mission("m2")])
     for id in ["m1", "m2"] {
-      try await nodeA.commit(Fixtures.transition(id, .accept, .open, .accepted, worker: "w1"))
+      try nodeA.commit(Fixtures.transition(id, .accept, .open, .accepted, worker: "w1"))
     }
-    try await nodeA.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
-    await #expect(throws: TrackingError.workerBusy(workerID: "w1", tracked: "m1", requested: "m2"))
-    {
-      try await nodeB.commit(Fixtures.transition("m2", .start, .accepted, .active, worker: "w1"))
+    try nodeA.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
+    #expect(throws: TrackingError.workerBusy(workerID: "w1", tracked: "m1", requested: "m2")) {
+      try nodeB.commit(Fixtures.transition("m2", .start, .accepted, .active, worker: "w1"))
     }
     // Compare-and-set across nodes: B's view of m1 is stale.
-    await #expect(throws: TrackingError.changedElsewhere(missionID: "m1", state: .active)) {
-      try await nodeB.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
+    #expect(throws: TrackingError.changedElsewhere(missionID: "m1", state: .active)) {
+      try nodeB.commit(Fixtures.transition("m1", .start, .accepted, .active, worker: "w1"))
     }
   }
 
@@ -52,7 +51,7 @@ struct PostgresDatabaseTests {
         for (node, worker) in zip(nodes, ["a", "b"]) {
           group.addTask {
             do {
-              try await node.putWorker(Worker(id: worker, devices: [device]))
+              try node.putWorker(Worker(id: worker, devices: [device]))
               return (worker, nil)
             } catch {
               return (worker, error)
@@ -76,28 +75,28 @@ struct PostgresDatabaseTests {
 
   @Test func aResentBatchStoresNothingTwice() async throws {
     let store = try PostgresDatabase(uri: try PostgresFixture.database())
-    try await store.insert([Fixtures.mission("m1", state: .active)])
+    try store.insert([Fixtures.mission("m1", state: .active)])
     let batch = TrackingBatch(
       missionID: "m1", events: (0..<5).map { Fixtures.fixEvent($0, mission: "m1") },
       fenceStates: [:], travelledMeters: 44)
-    try await store.record(batch)
-    try await store.record(batch)
-    #expect(try await store.track(ofMission: "m1") == (0..<5).map(Fixtures.fix))
-    let stored = try await store.events(ofMission: "m1")
+    try store.record(batch)
+    try store.record(batch)
+    #expect(try store.track(ofMission: "m1") == (0..<5).map(Fixtures.fix))
+    let stored = try store.events(ofMission: "m1")
     #expect(stored.map(\.event) == batch.events)
     #expect(stored.map(\.sequence) == stored.map(\.sequence).sorted())
   }
 
   @Test func aMissionImportedInATrackingStateBelongsToLocal() async throws {
     let store = try PostgresDatabase(uri: try PostgresFixture.database())
-    try await store.insert([Fixtures.mission("m1", state: .active), Fixtures.mission("m2")])
-    #expect(try await store.mission("m1")?.workerID == "local")
-    #expect(try await store.mission("m2")?.workerID == nil)
-    try await store.commit(Fixtures.transition("m2", .accept, .open, .accepted))
-    await #expect(
+    try store.insert([Fixtures.mission("m1", state: .active), Fixtures.mission("m2")])
+    #expect(try store.mission("m1")?.workerID == "local")
+    #expect(try store.mission("m2")?.workerID == nil)
+    try store.commit(Fixtures.transition("m2", .accept, .open, .accepted))
+    #expect(
       throws: TrackingError.workerBusy(workerID: "local", tracked: "m1", requested: "m2")
     ) {
-      try await store.commit(Fixtures.transition("m2", .start, .accepted, .active))
+      try store.commit(Fixtures.transition("m2", .start, .accepted, .active))
     }
   }
 
@@ -109,21 +108,21 @@ struct PostgresDatabaseTests {
       a2,-33.9,151.2,Opera,,,,accepted,
       """
     let records = try MissionFileReader.records(Array(csv.utf8), format: .csv, file: "m.csv")
-    let summary = try await store.importMissions(records)
+    let summary = try store.importMissions(records)
     #expect(summary == PostgresImportSummary(imported: 2, new: 2))
-    let first = try #require(try await store.mission("a1"))
+    let first = try #require(try store.mission("a1"))
     #expect(first == records[0].mission)
-    #expect(try await store.mission("a2")?.workerID == "local")
+    #expect(try store.mission("a2")?.workerID == "local")
 
-    await #expect(throws: PostgresImportError.self) { try await store.importMissions(records) }
+    #expect(throws: PostgresImportError.self) { try store.importMissions(records) }
     do {
-      try await store.importMissions(records)
+      try store.importMissions(records)
     } catch let error as PostgresImportError {
       #expect(error.line == 2 && error.id == "a1")
     }
-    let replaced = try await store.importMissions(records, replacingExisting: true)
+    let replaced = try store.importMissions(records, replacingExisting: true)
     #expect(replaced.new == 0 && replaced.replaced == 2)
-    #expect(try await store.changes(after: nil).missions.count == 2)
+    #expect(try store.changes(after: nil).missions.count == 2)
   }
 
   @Test func migrationsRunOnceAndANewerSchemaIsRefused() async throws {
@@ -204,7 +203,7 @@ struct PostgresDatabaseTests {
     let cluster = try PostgresFixture.cluster()
     let uri = try cluster.createDatabase()
     let store = try PostgresDatabase(uri: uri)
-    try await store.insert([Fixtures.mission("o1"), Fixtures.mission("o2", lat: 60)])
+    try store.insert([Fixtures.mission("o1"), Fixtures.mission("o2", lat: 60)])
     let database = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ogrinfo)
@@ -221,5 +220,74 @@ struct PostgresDatabaseTests {
     #expect(process.terminationStatus == 0)
     #expect(text.contains("Geometry: Point"))
     #expect(text.contains("Feature Count: 2"))
+  }
+  @Test func callsFromSeveralThreadsShareTheBoundedPool() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database(), maximumConnections: 2)
+    // Four calls of 0.4 s from four threads on two connections: two at a time, never more.
+    let clock = ContinuousClock()
+    let started = clock.now
+    let backends = try await withThrowingTaskGroup(of: Int64.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          try await onThread {
+            try store.withConnection { connection in
+              try connection.query("SELECT pg_backend_pid() AS pid, pg_sleep(0.4)")
+                .int64(0, "pid") ?? 0
+            }
+          }
+        }
+      }
+      return try await group.reduce(into: Set<Int64>()) { $0.insert($1) }
+    }
+    let elapsed = clock.now - started
+    #expect(backends.count == 2)
+    #expect(elapsed >= .milliseconds(790), "took \(elapsed)")
+  }
+
+  @Test func aConnectionTheServerEndedIsReplacedAndTheCallAnswers() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri, maximumConnections: 1)
+    try store.insert([Fixtures.mission("k1")])
+    let pid =
+      try store.withConnection { try $0.query("SELECT pg_backend_pid() AS pid") }
+      .int64(0, "pid") ?? 0
+    let killer = try PostgresConnection(uri: uri)
+    try killer.query("SELECT pg_terminate_backend(:pid::int)", ["pid": pid])
+    // The idle connection is gone on the server's side: the next call notices, opens
+    // another and answers.
+    #expect(try store.mission("k1")?.id == "k1")
+    #expect(store.reconnects == 1)
+  }
+
+  @Test func interruptCancelsTheStatementsRunningNow() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    let clock = ContinuousClock()
+    let started = clock.now
+    async let sleeping: PostgresError? = onThread {
+      do {
+        _ = try store.withConnection { try $0.query("SELECT pg_sleep(20)") }
+        return nil
+      } catch let error as PostgresError {
+        return error
+      }
+    }
+    // Once the statement runs (a loaded machine may take a while to start the thread).
+    let observer = try PostgresConnection(uri: uri)
+    let running = await eventually(within: .seconds(20)) {
+      (try? observer.query(
+        """
+        SELECT count(*) AS n FROM pg_stat_activity
+        WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'
+        """
+      ).int64(0, "n")) == 1
+    }
+    #expect(running)
+    store.interrupt()
+    let error = try await sleeping
+    #expect(error?.sqlState == "57014", "\(String(describing: error))")
+    #expect(clock.now - started < .seconds(19))
+    // The connection went back to the pool and answers.
+    #expect(try store.lastEventSequence() == 0)
   }
 }

@@ -51,7 +51,7 @@ struct PostgresNearbyTests {
     let sqlite = try MissionDatabase(path: ":memory:")
     try sqlite.insert(missions)
     let postgres = try PostgresDatabase(uri: try PostgresFixture.database())
-    try await postgres.insert(missions)
+    try postgres.insert(missions)
     for _ in 0..<120 {
       var center = Self.coordinate(&rng)
       if Bool.random(using: &rng) {
@@ -70,7 +70,7 @@ struct PostgresNearbyTests {
       let state = states.randomElement(using: &rng) ?? nil
       let expected = try sqlite.nearbyMissions(
         within: radius, of: center, limit: limit, state: state, due: due)
-      let found = try await postgres.nearbyMissions(
+      let found = try postgres.nearbyMissions(
         within: radius, of: center, limit: limit, state: state, due: due)
       let query =
         "\(String(describing: limit)) within \(String(describing: radius)) m of \(center), "

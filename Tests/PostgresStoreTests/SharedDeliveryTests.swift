@@ -19,53 +19,53 @@ struct SharedDeliveryTests {
     let uri = try PostgresFixture.database()
     let a = try PostgresDatabase(uri: uri)
     try await a.insert([Fixtures.mission("m1")])
-    try await a.addWebhook(Webhook(id: "wh_1", url: "http://127.0.0.1:9/", secret: "whsec_x"))
+    try a.addWebhook(Webhook(id: "wh_1", url: "http://127.0.0.1:9/", secret: "whsec_x"))
     return (uri, a, try PostgresDatabase(uri: uri))
   }
 
   @Test func twoNodesClaimingOneConsumerOneWinsUntilItsClaimEndsOrExpires() async throws {
     let (_, a, b) = try await Self.twoNodes()
     let consumer = Webhook.consumer("wh_1")
-    #expect(try await a.claimConsumer(consumer, node: "a", for: .seconds(30)))
-    #expect(try await !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    #expect(try a.claimConsumer(consumer, node: "a", for: .seconds(30)))
+    #expect(try !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
     // The holder renews; the other still loses.
-    #expect(try await a.claimConsumer(consumer, node: "a", for: .seconds(30)))
-    #expect(try await !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    #expect(try a.claimConsumer(consumer, node: "a", for: .seconds(30)))
+    #expect(try !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
     // Another node's release does not end the claim; the holder's does.
-    try await b.releaseConsumer(consumer, node: "b")
-    #expect(try await !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
-    try await a.releaseConsumer(consumer, node: "a")
-    #expect(try await b.claimConsumer(consumer, node: "b", for: .seconds(30)))
-    #expect(try await !a.claimConsumer(consumer, node: "a", for: .seconds(30)))
+    try b.releaseConsumer(consumer, node: "b")
+    #expect(try !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    try a.releaseConsumer(consumer, node: "a")
+    #expect(try b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    #expect(try !a.claimConsumer(consumer, node: "a", for: .seconds(30)))
     // A lease that ran out (a renewal for no time stands for a node that stopped renewing):
     // the other node takes over.
-    #expect(try await b.claimConsumer(consumer, node: "b", for: .zero))
-    #expect(try await a.claimConsumer(consumer, node: "a", for: .seconds(30)))
-    #expect(try await !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    #expect(try b.claimConsumer(consumer, node: "b", for: .zero))
+    #expect(try a.claimConsumer(consumer, node: "a", for: .seconds(30)))
+    #expect(try !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
     // A lease runs out by the clock, too.
-    try await a.releaseConsumer(consumer, node: "a")
-    #expect(try await b.claimConsumer(consumer, node: "b", for: .milliseconds(200)))
+    try a.releaseConsumer(consumer, node: "a")
+    #expect(try b.claimConsumer(consumer, node: "b", for: .milliseconds(200)))
     let tookOver = try await eventually(within: .seconds(10)) {
-      try await a.claimConsumer(consumer, node: "a", for: .seconds(30))
+      try a.claimConsumer(consumer, node: "a", for: .seconds(30))
     }
     #expect(tookOver)
-    #expect(try await !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
+    #expect(try !b.claimConsumer(consumer, node: "b", for: .seconds(30)))
     // The claim does not move the cursor.
-    #expect(try await a.deliveryCursor(consumer) == 0)
+    #expect(try a.deliveryCursor(consumer) == 0)
   }
 
   @Test func aConsumerWithoutACursorIsNotClaimedAndARemovedWebhookLosesItsClaim()
     async throws
   {
     let (_, a, b) = try await Self.twoNodes()
-    #expect(try await !a.claimConsumer("mqtt:missiontrack", node: "a", for: .seconds(30)))
-    #expect(try await a.deliveryCursor("mqtt:missiontrack") == nil)
-    try await a.advanceDeliveryCursors(["mqtt:missiontrack": 0])
-    #expect(try await a.claimConsumer("mqtt:missiontrack", node: "a", for: .seconds(30)))
-    #expect(try await b.claimConsumer(Webhook.consumer("wh_1"), node: "b", for: .seconds(30)))
-    #expect(try await a.removeWebhook("wh_1"))
-    #expect(try await !a.claimConsumer(Webhook.consumer("wh_1"), node: "a", for: .seconds(30)))
-    #expect(try await a.deliveryCursor(Webhook.consumer("wh_1")) == nil)
+    #expect(try !a.claimConsumer("mqtt:missiontrack", node: "a", for: .seconds(30)))
+    #expect(try a.deliveryCursor("mqtt:missiontrack") == nil)
+    try a.advanceDeliveryCursors(["mqtt:missiontrack": 0])
+    #expect(try a.claimConsumer("mqtt:missiontrack", node: "a", for: .seconds(30)))
+    #expect(try b.claimConsumer(Webhook.consumer("wh_1"), node: "b", for: .seconds(30)))
+    #expect(try a.removeWebhook("wh_1"))
+    #expect(try !a.claimConsumer(Webhook.consumer("wh_1"), node: "a", for: .seconds(30)))
+    #expect(try a.deliveryCursor(Webhook.consumer("wh_1")) == nil)
   }
 
   /// A node that is claiming the consumer at this moment (its transaction holds the row)
@@ -79,10 +79,10 @@ struct SharedDeliveryTests {
     try holder.execute(
       "SELECT seq FROM delivery_cursors WHERE consumer = 'webhook:wh_1' FOR UPDATE")
     // A claim that waited for the row would win once the server ends the holder's session.
-    #expect(try await !b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30)))
+    #expect(try !b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30)))
     // Once the holder's transaction is gone, the claim is free.
     let won = try await eventually(within: .seconds(10)) {
-      try await b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30))
+      try b.claimConsumer("webhook:wh_1", node: "b", for: .seconds(30))
     }
     #expect(won)
   }
@@ -104,12 +104,12 @@ struct SharedDeliveryTests {
       kind: .nearby(watchID: "watch-fast", distanceMeters: 2))
     let writer = Task { try await b.recordEvents([fast]) }
     let seenEarly = try await eventually(within: .seconds(2)) {
-      try await !reader.committedEvents(afterSequence: 0, limit: 10).isEmpty
+      try !reader.committedEvents(afterSequence: 0, limit: 10).isEmpty
     }
     #expect(!seenEarly, "an event was readable while an earlier seq was uncommitted")
     try slow.execute("COMMIT")
     try await writer.value
-    let events = try await reader.committedEvents(afterSequence: 0, limit: 10)
+    let events = try reader.committedEvents(afterSequence: 0, limit: 10)
     #expect(events.map { $0.event.workerID } == ["w-slow", "w-fast"])
     #expect(events.map(\.sequence) == events.map(\.sequence).sorted())
   }

@@ -32,8 +32,10 @@ import Testing
     defer { withExtendedLifetime(owner) {} }
     let first = try await store.claimTracking(holder: "missiontrack replay", worker: "caf\u{E9}")
     // The same worker typed in NFD, from another holder.
-    let refusal = TrackingLeaseHeld(
-      database: database, worker: "caf\u{E9}", holder: "pid \(getpid()) (missiontrack replay)")
+    // PostgreSQL names the database as the server does (never the URI, with its password).
+    let named = kind == .postgres ? URL(string: database)?.lastPathComponent ?? "" : database
+    let refusal = MissionRefusal.trackingLeaseHeld(
+      database: named, worker: "caf\u{E9}", holder: "pid \(getpid()) (missiontrack replay)")
     let refused = await #expect(throws: (any Error).self) {
       _ = try await store.claimTracking(holder: "missiontrack track", worker: "cafe\u{301}")
     }
