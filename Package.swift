@@ -139,8 +139,8 @@ let package = Package(
     .testTarget(
       name: "MissionServiceTests",
       dependencies: [
-        "MissionService", "MissionStore", "MissionTracking", "TraceFormats", "ServiceTestSupport",
-        "DeliveryTestSupport",
+        "MissionService", "MissionCatalog", "MissionStore", "MissionTracking", "TraceFormats",
+        "ServiceTestSupport", "DeliveryTestSupport",
       ]),
   ]
 )

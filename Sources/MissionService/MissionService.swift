@@ -217,6 +217,8 @@ package final class MissionService: @unchecked Sendable {
       case .deviceTaken, .workerTracking: return .conflict(oneLine("\(error)"))
       }
     case let error as MissionFileError: return .invalid(oneLine("\(error)"))
+    case let error as StoreAvailability where error.isUnavailable:
+      return .unavailable(oneLine("\(error)"))
     case let error as ProximityError: return .invalid(oneLine("\(error)"))
     default: return .internalError(oneLine("\(error)"))
     }

@@ -33,7 +33,7 @@ final class PhoneLeases: @unchecked Sendable {
 
   /// Makes sure this process holds `worker`'s lease before its positions are decided.
   /// - Throws: `ServiceError` 503 naming the process that tracks the worker; 500 when the
-  ///   lock file cannot be created.
+  ///   lock file cannot be created; the store's error otherwise.
   func claim(_ worker: String) throws {
     guard worker != ownWorker else { return }
     try lock.withLock {
@@ -45,10 +45,11 @@ final class PhoneLeases: @unchecked Sendable {
           throw ServiceError.internalError(error.description)
         }
         throw ServiceError.unavailable(error.description + "; its positions wait until it stops")
-      } catch let error as MissionRefusal {
-        throw ServiceError.unavailable(error.description + "; its positions wait until it stops")
-      } catch {
-        throw ServiceError.internalError("\(error)")
+      } catch let refusal as MissionRefusal {
+        guard case .trackingLeaseHeld = refusal else {
+          throw ServiceError.internalError(refusal.description)
+        }
+        throw ServiceError.unavailable(refusal.description + "; its positions wait until it stops")
       }
     }
   }

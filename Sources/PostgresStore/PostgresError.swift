@@ -1,6 +1,8 @@
+import MissionCatalog
+
 /// An error from PostgreSQL or libpq, typed by its SQLSTATE in one place (`Kind(sqlState:)`),
 /// with the server's message, the constraint it names and the SQL that failed.
-package struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct PostgresError: StoreAvailability, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, as far as a caller decides on it.
   package enum Kind: Sendable, Equatable {
     /// A unique index or primary key refused a row (23505); `constraint` names it.
@@ -64,6 +66,13 @@ package struct PostgresError: Error, Sendable, Equatable, CustomStringConvertibl
     self.message = message
     self.constraint = constraint
     self.sql = sql
+  }
+
+  /// Whether the server could not take the statement now: it is away (after the store
+  /// waited for it) or the statement was cancelled (`PostgresDatabase.interrupt()`, SQLSTATE
+  /// 57014), so the caller may try again later.
+  package var isUnavailable: Bool {
+    kind == .connectionLost || sqlState == "57014"
   }
 
   /// Whether running the same transaction again on a (new) connection may succeed.

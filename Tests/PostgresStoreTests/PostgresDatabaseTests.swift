@@ -162,6 +162,10 @@ struct PostgresDatabaseTests {
     #expect(PostgresError.Kind(sqlState: "08006") == .connectionLost)
     #expect(PostgresError.Kind(sqlState: "57P01") == .connectionLost)
     #expect(PostgresError.Kind(sqlState: "42601") == .other)
+    // What `serve` answers 503: a server away, a statement cancelled; not a refusal.
+    #expect(PostgresError(kind: .connectionLost, message: "gone").isUnavailable)
+    #expect(PostgresError(kind: .other, sqlState: "57014", message: "cancelled").isUnavailable)
+    #expect(!PostgresError(kind: .uniqueViolation, sqlState: "23505", message: "dup").isUnavailable)
   }
 
   @Test func namedParametersBecomePositionalOutsideQuotesAndCasts() {
@@ -286,6 +290,7 @@ struct PostgresDatabaseTests {
     store.interrupt()
     let error = try await sleeping
     #expect(error?.sqlState == "57014", "\(String(describing: error))")
+    #expect(error?.isUnavailable == true)
     #expect(clock.now - started < .seconds(19))
     // The connection went back to the pool and answers.
     #expect(try store.lastEventSequence() == 0)
