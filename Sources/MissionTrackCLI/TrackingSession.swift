@@ -39,6 +39,27 @@ struct TrackingSession {
     var end: TrackingEnd = .shutdown
   }
 
+  /// How long a refused claim is asked again: PostgreSQL frees a killed holder's lease when
+  /// the server sees its connection close, a few milliseconds after the kill, so a tracker
+  /// restarted at once still gets it (SQLite's `flock` is freed by the kernel at the exit).
+  static let leaseGrace = Duration.seconds(1)
+
+  /// `worker`'s tracking lease, asked again every 50 ms for up to `leaseGrace` while another
+  /// process holds it.
+  private static func claim(
+    _ database: any TrackingStore & TrackingLeaseStore, holder: String, worker: String
+  ) async throws -> any TrackingLeaseHandle {
+    let clock = ContinuousClock()
+    let deadline = clock.now + leaseGrace
+    while true {
+      do {
+        return try database.claimTracking(holder: holder, worker: worker)
+      } catch MissionRefusal.trackingLeaseHeld(_, _, _) where clock.now < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+  }
+
   /// Tracks the mission from `source` until the source ends, the mission leaves the
   /// tracking states (here or in another process), or `stop` returns a reason; then stops
   /// tracking (the mission stays active in the store, to be resumed or submitted).
@@ -201,26 +222,5 @@ extension TrackingSession.Outcome {
     }
     if let failure { lines.append("\(verb): stopped early: \(failure)") }
     return lines.joined(separator: "\n")
-  }
-
-  /// How long a refused claim is asked again: PostgreSQL frees a killed holder's lease when
-  /// the server sees its connection close, a few milliseconds after the kill, so a tracker
-  /// restarted at once still gets it (SQLite's `flock` is freed by the kernel at the exit).
-  static let leaseGrace = Duration.seconds(1)
-
-  /// `worker`'s tracking lease, asked again every 50 ms for up to `leaseGrace` while another
-  /// process holds it.
-  private static func claim(
-    _ database: any TrackingStore & TrackingLeaseStore, holder: String, worker: String
-  ) async throws -> any TrackingLeaseHandle {
-    let clock = ContinuousClock()
-    let deadline = clock.now + leaseGrace
-    while true {
-      do {
-        return try database.claimTracking(holder: holder, worker: worker)
-      } catch MissionRefusal.trackingLeaseHeld(_, _, _) where clock.now < deadline {
-        try await Task.sleep(for: .milliseconds(50))
-      }
-    }
   }
 }

@@ -9,7 +9,6 @@ import TextRules
 /// (`PostgresDatabase+ServiceStore.swift`): events are appended in commit order (schema
 /// version 3), so none with a lower `seq` commits after a higher one was read.
 extension PostgresDatabase: OutboxStore {
-
   /// The time of the committed event just after `sequence`, nil when there is none.
   package func timeOfEvent(after sequence: Int64) throws -> Date? {
     try withConnection { connection in

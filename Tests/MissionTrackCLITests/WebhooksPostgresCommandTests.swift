@@ -189,12 +189,12 @@ struct WebhooksPostgresCommandTests {
             try file.noteDeliveryFailure(
               webhook: sqlite.ids[0], sequence: failure.seq, attempts: failure.attempts,
               error: failure.error, nextAttempt: failure.retry)
-            try await server.noteDeliveryFailure(
+            try server.noteDeliveryFailure(
               webhook: postgres.ids[0], sequence: failure.seq, attempts: failure.attempts,
               error: failure.error, nextAttempt: failure.retry)
           }
           try file.close()
-          try await server.close()
+          try server.close()
         }
       ))
     #expect(runs.map(\.status) == [0, 0, 0, 0, 0, 1])

@@ -101,11 +101,11 @@ import Testing
       ),
     ]
     for (webhook, line) in cases {
-      let error = await #expect(throws: (any Error).self) { try outbox.addWebhook(webhook) }
+      let error = #expect(throws: (any Error).self) { try outbox.addWebhook(webhook) }
       #expect(error.map { "\($0)" } == line)
     }
     #expect(try outbox.webhooks().isEmpty)
-    let missing = await #expect(throws: (any Error).self) {
+    let missing = #expect(throws: (any Error).self) {
       try outbox.redeliverWebhook("wh_nope", from: 1)
     }
     #expect(missing.map { "\($0)" } == "no webhook with id 'wh_nope'")

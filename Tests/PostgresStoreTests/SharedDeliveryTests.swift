@@ -18,7 +18,7 @@ struct SharedDeliveryTests {
   static func twoNodes() async throws -> (uri: String, a: PostgresDatabase, b: PostgresDatabase) {
     let uri = try PostgresFixture.database()
     let a = try PostgresDatabase(uri: uri)
-    try await a.insert([Fixtures.mission("m1")])
+    try a.insert([Fixtures.mission("m1")])
     try a.addWebhook(Webhook(id: "wh_1", url: "http://127.0.0.1:9/", secret: "whsec_x"))
     return (uri, a, try PostgresDatabase(uri: uri))
   }
@@ -102,7 +102,7 @@ struct SharedDeliveryTests {
     let fast = TrackingEvent(
       time: Fixtures.start, missionID: "m1", workerID: "w-fast",
       kind: .nearby(watchID: "watch-fast", distanceMeters: 2))
-    let writer = Task { try await b.recordEvents([fast]) }
+    let writer = Task { try b.recordEvents([fast]) }
     let seenEarly = try await eventually(within: .seconds(2)) {
       try !reader.committedEvents(afterSequence: 0, limit: 10).isEmpty
     }

@@ -30,21 +30,21 @@ import Testing
   func oneHolderPerWorkerIsNamedInTheRefusal(_ kind: StoreKind) async throws {
     let (store, database, owner) = try Self.store(kind)
     defer { withExtendedLifetime(owner) {} }
-    let first = try await store.claimTracking(holder: "missiontrack replay", worker: "caf\u{E9}")
+    let first = try store.claimTracking(holder: "missiontrack replay", worker: "caf\u{E9}")
     // The same worker typed in NFD, from another holder.
     // PostgreSQL names the database as the server does (never the URI, with its password).
     let named = kind == .postgres ? URL(string: database)?.lastPathComponent ?? "" : database
     let refusal = MissionRefusal.trackingLeaseHeld(
       database: named, worker: "caf\u{E9}", holder: "pid \(getpid()) (missiontrack replay)")
-    let refused = await #expect(throws: (any Error).self) {
-      _ = try await store.claimTracking(holder: "missiontrack track", worker: "cafe\u{301}")
+    let refused = #expect(throws: (any Error).self) {
+      _ = try store.claimTracking(holder: "missiontrack track", worker: "cafe\u{301}")
     }
     #expect(refused.map { "\($0)" } == refusal.description)
     // Another worker's lease is not refused.
-    let other = try await store.claimTracking(holder: "missiontrack serve", worker: "local")
+    let other = try store.claimTracking(holder: "missiontrack serve", worker: "local")
     // Released, the lease is free at once.
     first.release()
-    let again = try await store.claimTracking(holder: "missiontrack track", worker: "cafe\u{301}")
+    let again = try store.claimTracking(holder: "missiontrack track", worker: "cafe\u{301}")
     again.release()
     other.release()
   }
@@ -53,8 +53,8 @@ import Testing
   func anInvalidWorkerIdIsRefusedInTheSameWords(_ kind: StoreKind) async throws {
     let (store, _, owner) = try Self.store(kind)
     defer { withExtendedLifetime(owner) {} }
-    let refused = await #expect(throws: (any Error).self) {
-      _ = try await store.claimTracking(holder: "missiontrack track", worker: " ")
+    let refused = #expect(throws: (any Error).self) {
+      _ = try store.claimTracking(holder: "missiontrack track", worker: " ")
     }
     #expect(
       refused.map { "\($0)" }
