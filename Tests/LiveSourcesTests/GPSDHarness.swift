@@ -236,11 +236,15 @@ final class GPSDHarness {
     return process
   }
 
-  /// Waits up to 5 s for a listener on `port`; gives up early when `process` exits.
+  /// How long a helper process may take to start: a guard against a hang, not a bound
+  /// any test checks (a loaded CI machine once took more than 5 s to start socat).
+  private static let startupGuard: TimeInterval = 60
+
+  /// Waits up to `startupGuard` for a listener on `port`; gives up early when `process` exits.
   private func waitUntilListening(port: Int, what: String, while process: Process? = nil)
     throws
   {
-    let deadline = Date().addingTimeInterval(5)
+    let deadline = Date().addingTimeInterval(GPSDHarness.startupGuard)
     while Date() < deadline {
       if GPSDHarness.sockets(localPort: port, state: .listen) > 0 { return }
       if let process, !process.isRunning {
@@ -248,18 +252,21 @@ final class GPSDHarness {
       }
       usleep(10_000)
     }
-    throw HarnessError(description: "\(what) did not listen on 127.0.0.1:\(port) within 5 s")
+    throw HarnessError(
+      description:
+        "\(what) did not listen on 127.0.0.1:\(port) within \(Int(GPSDHarness.startupGuard)) s")
   }
 
-  /// Waits up to 5 s for `file` to exist; gives up early when `process` exits.
+  /// Waits up to `startupGuard` for `file` to exist; gives up early when `process` exits.
   private func waitUntilExists(_ file: URL, while process: Process) throws {
-    let deadline = Date().addingTimeInterval(5)
+    let deadline = Date().addingTimeInterval(GPSDHarness.startupGuard)
     while Date() < deadline {
       if FileManager.default.fileExists(atPath: file.path) { return }
       if !process.isRunning { break }
       usleep(10_000)
     }
-    throw HarnessError(description: "gpsd did not create \(file.path) within 5 s")
+    throw HarnessError(
+      description: "gpsd did not create \(file.path) within \(Int(GPSDHarness.startupGuard)) s")
   }
 
   /// TCP states as `/proc/net/tcp` writes them.

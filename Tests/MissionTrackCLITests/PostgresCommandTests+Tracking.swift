@@ -175,17 +175,17 @@ extension PostgresCommandTests {
       tag: "first")
     defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
     try await EngineProcessTests.waitFor(#""type":"fix""#, in: "first.out", of: box)
-    // Worker local is taken, by replay or by track, in one line naming the holder (and the
-    // database, never with its password).
-    let holder = "pid \(first.processIdentifier) (missiontrack replay)"
+    // Worker local is taken, by replay or by track, in one line naming the holder and its
+    // host, and the database by its name (a URI's password never shows).
+    let holder =
+      "pid \(first.processIdentifier) (missiontrack replay) on \(ProcessInfo.processInfo.hostName)"
     let withPassword = uri.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")
-    let shown = uri.replacingOccurrences(of: "postgres@", with: "postgres:***@")
+    let database = try #require(URL(string: uri)).lastPathComponent
     for (command, verb) in [
       (["replay", walk, "--db", uri], "replay"),
       (["track", "--nmea", CLISandbox.walkNMEA, "--db", withPassword], "track"),
     ] {
       let second = try Self.run(box, command)
-      let database = command.last == uri ? uri : shown
       #expect(second.status == 1)
       #expect(
         second.err == "missiontrack \(verb): worker local on database \(database) is already "
