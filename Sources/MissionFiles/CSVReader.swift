@@ -14,8 +14,15 @@ struct CSVReader {
   }
 
   /// Splits `bytes` into records; blank lines are skipped, a UTF-8 BOM is ignored.
+  /// - Parameters:
+  ///   - bytes: The whole file.
+  ///   - isInterrupted: Asked every `MissionFileReader.rowsPerInterruptionCheck` records:
+  ///     true stops the split (a stopping server must not wait for a large file).
+  /// - Returns: The records, or nil when `isInterrupted` said stop.
   /// - Complexity: O(n) in the bytes.
-  static func records(_ bytes: [UInt8]) throws(Failure) -> [Record] {
+  static func records(_ bytes: [UInt8], isInterrupted: () -> Bool = { false }) throws(Failure)
+    -> [Record]?
+  {
     var records: [Record] = []
     var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     var line = 1
@@ -99,6 +106,9 @@ struct CSVReader {
         try finishRecord()
         index += 1
         line += 1
+        if records.count % MissionFileReader.rowsPerInterruptionCheck == 0, isInterrupted() {
+          return nil
+        }
       default:
         guard !afterQuote else {
           throw Failure(line: line, reason: "text after the closing quote of a field")
