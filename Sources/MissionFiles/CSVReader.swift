@@ -11,6 +11,8 @@ struct CSVReader {
   struct Failure: Error {
     let line: Int
     let reason: String
+    /// Whether the caller's interruption check stopped the split (no fault of the file).
+    var isInterrupted = false
   }
 
   /// Splits `bytes` into records; blank lines are skipped, a UTF-8 BOM is ignored.
@@ -18,10 +20,11 @@ struct CSVReader {
   ///   - bytes: The whole file.
   ///   - isInterrupted: Asked every `MissionFileReader.rowsPerInterruptionCheck` records:
   ///     true stops the split (a stopping server must not wait for a large file).
-  /// - Returns: The records, or nil when `isInterrupted` said stop.
+  /// - Throws: `Failure` with the line and the reason; one with `isInterrupted` set once
+  ///   `isInterrupted` said stop.
   /// - Complexity: O(n) in the bytes.
   static func records(_ bytes: [UInt8], isInterrupted: () -> Bool = { false }) throws(Failure)
-    -> [Record]?
+    -> [Record]
   {
     var records: [Record] = []
     var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -107,7 +110,7 @@ struct CSVReader {
         index += 1
         line += 1
         if records.count % MissionFileReader.rowsPerInterruptionCheck == 0, isInterrupted() {
-          return nil
+          throw Failure(line: line, reason: "interrupted", isInterrupted: true)
         }
       default:
         guard !afterQuote else {

@@ -5,13 +5,14 @@ import TextRules
 package enum MissionFileReader {
   /// Reads and validates every record; ids must be unique within the file.
   /// - Parameters:
-  ///   - isInterrupted: Asked every `rowsPerInterruptionCheck` rows or elements while the
-  ///     file is split and validated (from several threads): true stops the read.
+  ///   - isInterrupted: Asked every `rowsPerInterruptionCheck` rows or elements (and every
+  ///     few thousand JSON values) while the file is split, parsed and validated, from
+  ///     several threads: true stops the read.
   /// - Throws: `MissionFileError.invalidMissionFile`; `.interrupted` once `isInterrupted`
   ///   said stop.
   package static func records(
     _ bytes: [UInt8], format: MissionFileFormat, file: String,
-    isInterrupted: @Sendable () -> Bool = { false }
+    isInterrupted: @escaping @Sendable () -> Bool = { false }
   ) throws(MissionFileError) -> [MissionRecord] {
     let records: [MissionRecord]
     switch format {
@@ -19,8 +20,9 @@ package enum MissionFileReader {
     case .json, .geojson:
       let root: JSONNode
       do {
-        root = try JSONParser.parse(bytes)
+        root = try JSONParser.parse(bytes, isInterrupted: isInterrupted)
       } catch {
+        if error.isInterrupted { throw .interrupted(file: file) }
         throw .invalidMissionFile(
           file: file, line: error.line, field: nil, value: nil, reason: error.reason)
       }
@@ -70,14 +72,14 @@ package enum MissionFileReader {
   package static func csvPlan(
     _ bytes: [UInt8], file: String, isInterrupted: () -> Bool = { false }
   ) throws(MissionFileError) -> CSVPlan {
-    let split: [CSVReader.Record]?
+    let rows: [CSVReader.Record]
     do {
-      split = try CSVReader.records(bytes, isInterrupted: isInterrupted)
+      rows = try CSVReader.records(bytes, isInterrupted: isInterrupted)
     } catch {
+      if error.isInterrupted { throw .interrupted(file: file) }
       throw .invalidMissionFile(
         file: file, line: error.line, field: nil, value: nil, reason: error.reason)
     }
-    guard let rows = split else { throw .interrupted(file: file) }
     guard let header = rows.first else {
       throw .invalidMissionFile(
         file: file, line: 1, field: nil, value: nil, reason: "empty file: a header is required")
