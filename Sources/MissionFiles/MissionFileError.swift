@@ -10,7 +10,8 @@ package enum MissionFileError: Error, Sendable, Equatable, CustomStringConvertib
   case invalidMissionFile(file: String, line: Int, field: String?, value: String?, reason: String)
   /// A file could not be read at all.
   case unreadableFile(path: String, reason: String)
-  /// The caller's interruption check said stop before `file` was read (a stopping server).
+  /// The caller's interruption check said stop before `file` was read to its end (a
+  /// stopping server).
   case interrupted(file: String)
 
   /// One line for people: the file and line, the field and value, and why. Line breaks and
