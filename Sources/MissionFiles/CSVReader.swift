@@ -11,11 +11,21 @@ struct CSVReader {
   struct Failure: Error {
     let line: Int
     let reason: String
+    /// Whether the caller's interruption check stopped the split (no fault of the file).
+    var isInterrupted = false
   }
 
   /// Splits `bytes` into records; blank lines are skipped, a UTF-8 BOM is ignored.
+  /// - Parameters:
+  ///   - bytes: The whole file.
+  ///   - isInterrupted: Asked every `MissionFileReader.rowsPerInterruptionCheck` records:
+  ///     true stops the split (a stopping server must not wait for a large file).
+  /// - Throws: `Failure` with the line and the reason; one with `isInterrupted` set once
+  ///   `isInterrupted` said stop.
   /// - Complexity: O(n) in the bytes.
-  static func records(_ bytes: [UInt8]) throws(Failure) -> [Record] {
+  static func records(_ bytes: [UInt8], isInterrupted: () -> Bool = { false }) throws(Failure)
+    -> [Record]
+  {
     var records: [Record] = []
     var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     var line = 1
@@ -99,6 +109,9 @@ struct CSVReader {
         try finishRecord()
         index += 1
         line += 1
+        if records.count % MissionFileReader.rowsPerInterruptionCheck == 0, isInterrupted() {
+          throw Failure(line: line, reason: "interrupted", isInterrupted: true)
+        }
       default:
         guard !afterQuote else {
           throw Failure(line: line, reason: "text after the closing quote of a field")

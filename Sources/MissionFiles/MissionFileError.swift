@@ -10,6 +10,9 @@ package enum MissionFileError: Error, Sendable, Equatable, CustomStringConvertib
   case invalidMissionFile(file: String, line: Int, field: String?, value: String?, reason: String)
   /// A file could not be read at all.
   case unreadableFile(path: String, reason: String)
+  /// The caller's interruption check said stop before `file` was read to its end (a
+  /// stopping server).
+  case interrupted(file: String)
 
   /// One line for people: the file and line, the field and value, and why. Line breaks and
   /// other control characters inside values taken from a file are shown escaped.
@@ -23,6 +26,7 @@ package enum MissionFileError: Error, Sendable, Equatable, CustomStringConvertib
         } ?? "")
         + oneLine(reason) + " (nothing imported)"
     case .unreadableFile(let path, let reason): "cannot read \(oneLine(path)): \(oneLine(reason))"
+    case .interrupted(let file): "reading \(oneLine(file)) was interrupted (nothing imported)"
     }
   }
 }

@@ -4,25 +4,32 @@ import TextRules
 /// Turns a mission file's bytes into validated records, or the first error with its line.
 package enum MissionFileReader {
   /// Reads and validates every record; ids must be unique within the file.
-  /// - Throws: `MissionFileError.invalidMissionFile`.
-  package static func records(_ bytes: [UInt8], format: MissionFileFormat, file: String)
-    throws(MissionFileError) -> [MissionRecord]
-  {
+  /// - Parameters:
+  ///   - isInterrupted: Asked every `rowsPerInterruptionCheck` rows or elements (and every
+  ///     few thousand JSON values) while the file is split, parsed and validated, from
+  ///     several threads: true stops the read.
+  /// - Throws: `MissionFileError.invalidMissionFile`; `.interrupted` once `isInterrupted`
+  ///   said stop.
+  package static func records(
+    _ bytes: [UInt8], format: MissionFileFormat, file: String,
+    isInterrupted: @escaping @Sendable () -> Bool = { false }
+  ) throws(MissionFileError) -> [MissionRecord] {
     let records: [MissionRecord]
     switch format {
-    case .csv: records = try csv(bytes, file: file)
+    case .csv: records = try csv(bytes, file: file, isInterrupted: isInterrupted)
     case .json, .geojson:
       let root: JSONNode
       do {
-        root = try JSONParser.parse(bytes)
+        root = try JSONParser.parse(bytes, isInterrupted: isInterrupted)
       } catch {
+        if error.isInterrupted { throw .interrupted(file: file) }
         throw .invalidMissionFile(
           file: file, line: error.line, field: nil, value: nil, reason: error.reason)
       }
       records =
         format == .json
-        ? try jsonArray(root, file: file, source: bytes)
-        : try geoJSON(root, file: file, source: bytes)
+        ? try jsonArray(root, file: file, source: bytes, isInterrupted: isInterrupted)
+        : try geoJSON(root, file: file, source: bytes, isInterrupted: isInterrupted)
     }
     var firstLine: [String: Int] = [:]
     firstLine.reserveCapacity(records.count)
@@ -58,12 +65,18 @@ package enum MissionFileReader {
   }
 
   /// Reads a CSV's records and header.
-  /// - Throws: `MissionFileError.invalidMissionFile` for a malformed file or header.
-  package static func csvPlan(_ bytes: [UInt8], file: String) throws(MissionFileError) -> CSVPlan {
+  /// - Parameters:
+  ///   - isInterrupted: Asked every `rowsPerInterruptionCheck` rows: true stops the split.
+  /// - Throws: `MissionFileError.invalidMissionFile` for a malformed file or header;
+  ///   `.interrupted` once `isInterrupted` said stop.
+  package static func csvPlan(
+    _ bytes: [UInt8], file: String, isInterrupted: () -> Bool = { false }
+  ) throws(MissionFileError) -> CSVPlan {
     let rows: [CSVReader.Record]
     do {
-      rows = try CSVReader.records(bytes)
+      rows = try CSVReader.records(bytes, isInterrupted: isInterrupted)
     } catch {
+      if error.isInterrupted { throw .interrupted(file: file) }
       throw .invalidMissionFile(
         file: file, line: error.line, field: nil, value: nil, reason: error.reason)
     }
@@ -93,24 +106,29 @@ package enum MissionFileReader {
   }
 
   /// The validated records of chunk `chunk` of `plan`.
-  /// - Throws: `MissionFileError.invalidMissionFile` for the chunk's first bad record.
-  package static func csvChunk(_ plan: CSVPlan, _ chunk: Int) throws(MissionFileError)
-    -> [MissionRecord]
-  {
+  /// - Parameters:
+  ///   - isInterrupted: Asked every `rowsPerInterruptionCheck` rows: true stops the chunk.
+  /// - Throws: `MissionFileError.invalidMissionFile` for the chunk's first bad record;
+  ///   `.interrupted` once `isInterrupted` said stop.
+  package static func csvChunk(
+    _ plan: CSVPlan, _ chunk: Int, isInterrupted: () -> Bool = { false }
+  ) throws(MissionFileError) -> [MissionRecord] {
     let body = plan.recordCount
     return try csvRecords(
       plan.rows, from: 1 + body * chunk / plan.chunks, to: 1 + body * (chunk + 1) / plan.chunks,
-      names: plan.names, known: plan.known, file: plan.file)
+      names: plan.names, known: plan.known, file: plan.file, isInterrupted: isInterrupted)
   }
 
-  private static func csv(_ bytes: [UInt8], file: String) throws(MissionFileError)
-    -> [MissionRecord]
-  {
-    let plan = try csvPlan(bytes, file: file)
+  private static func csv(
+    _ bytes: [UInt8], file: String, isInterrupted: @Sendable () -> Bool
+  ) throws(MissionFileError) -> [MissionRecord] {
+    let plan = try csvPlan(bytes, file: file, isInterrupted: isInterrupted)
     // Records are validated independently, so a large file is validated in chunks on every
     // core; the first error in file order is the one reported, as in one pass.
     let parts = ParallelChunks.map(count: plan.chunks) { chunk in
-      Result { () throws(MissionFileError) -> [MissionRecord] in try csvChunk(plan, chunk) }
+      Result { () throws(MissionFileError) -> [MissionRecord] in
+        try csvChunk(plan, chunk, isInterrupted: isInterrupted)
+      }
     }
     var records: [MissionRecord] = []
     records.reserveCapacity(plan.recordCount)
@@ -121,14 +139,27 @@ package enum MissionFileReader {
   /// Rows per chunk of parallel CSV validation, at least.
   static let csvChunkRows = 16_384
 
+  /// Rows (or JSON elements) read or validated between two calls of an interruption check:
+  /// a call costs nothing next to them, and a stop waits for a few milliseconds of work.
+  static let rowsPerInterruptionCheck = 1024
+
+  /// Throws `.interrupted` at every `rowsPerInterruptionCheck`-th `row` that `isInterrupted`
+  /// says stop at.
+  private static func checkInterruption(
+    row: Int, _ isInterrupted: () -> Bool, file: String
+  ) throws(MissionFileError) {
+    if row % rowsPerInterruptionCheck == 0, isInterrupted() { throw .interrupted(file: file) }
+  }
+
   /// Validates `rows[start..<end]` of a CSV whose header gave `names`.
   private static func csvRecords(
     _ rows: [CSVReader.Record], from start: Int, to end: Int, names: [String], known: [Bool],
-    file: String
+    file: String, isInterrupted: () -> Bool
   ) throws(MissionFileError) -> [MissionRecord] {
     var records: [MissionRecord] = []
     records.reserveCapacity(end - start)
     for index in start..<end {
+      try checkInterruption(row: index - start, isInterrupted, file: file)
       let row = rows[index]
       guard row.fields.count == names.count else {
         throw .invalidMissionFile(
@@ -172,15 +203,16 @@ package enum MissionFileReader {
       json: String(decoding: source[node.range], as: UTF8.self))
   }
 
-  private static func jsonArray(_ root: JSONNode, file: String, source: [UInt8])
-    throws(MissionFileError) -> [MissionRecord]
-  {
+  private static func jsonArray(
+    _ root: JSONNode, file: String, source: [UInt8], isInterrupted: () -> Bool
+  ) throws(MissionFileError) -> [MissionRecord] {
     guard case .array(let elements) = root.value else {
       throw .invalidMissionFile(
         file: file, line: root.line, field: nil, value: nil,
         reason: "expected a JSON array of mission objects")
     }
     return try elements.enumerated().map { (index, element) throws(MissionFileError) in
+      try checkInterruption(row: index, isInterrupted, file: file)
       guard case .object = element.value else {
         throw .invalidMissionFile(
           file: file, line: element.line, field: nil, value: nil,
@@ -191,10 +223,9 @@ package enum MissionFileReader {
     }
   }
 
-  private static func geoJSON(_ root: JSONNode, file: String, source: [UInt8])
-    throws(MissionFileError)
-    -> [MissionRecord]
-  {
+  private static func geoJSON(
+    _ root: JSONNode, file: String, source: [UInt8], isInterrupted: () -> Bool
+  ) throws(MissionFileError) -> [MissionRecord] {
     func fail(_ node: JSONNode, _ reason: String) -> MissionFileError {
       .invalidMissionFile(file: file, line: node.line, field: nil, value: nil, reason: reason)
     }
@@ -213,6 +244,7 @@ package enum MissionFileReader {
     }
     var records: [MissionRecord] = []
     for (index, feature) in features.enumerated() {
+      try checkInterruption(row: index, isInterrupted, file: file)
       guard case .string("Feature")? = feature["type"]?.value else {
         throw fail(feature, "feature \(index) is not a GeoJSON Feature")
       }

@@ -3,10 +3,13 @@ import Foundation
 /// Results of chunks computed on other threads, taken in chunk order by one consumer that
 /// waits for each: so the consumer can work on chunk 0 while later chunks are computed.
 ///
-/// `@unchecked Sendable`: `slots` and `cancelled` are only touched while holding `condition`.
+/// `@unchecked Sendable`: `slots`, `next` and `cancelled` are only touched while holding
+/// `condition`.
 final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var slots: [T?]
+  /// The first chunk no producer thread has taken yet.
+  private var next = 0
   private var cancelled = false
 
   /// Hand-over slots for `count` chunks.
@@ -14,13 +17,16 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
 
   /// Computes every chunk with `body` on the machine's cores, in the background, and
   /// returns at once; a chunk not started when `cancel()` is called is skipped.
+  ///
+  /// On threads of its own, not dispatch's: a long validation on every worker of the
+  /// global queues would hold back the signal handlers that stop the import (they run on
+  /// a global queue), for seconds.
   func produce(_ body: @escaping @Sendable (Int) -> T) {
     let count = condition.withLock { slots.count }
-    DispatchQueue.global().async {
-      DispatchQueue.concurrentPerform(iterations: count) { index in
-        guard !self.isCancelled else { return }
-        self.set(index, body(index))
-      }
+    for _ in 0..<min(count, ProcessInfo.processInfo.activeProcessorCount) {
+      Thread {
+        while let index = self.claim() { self.set(index, body(index)) }
+      }.start()
     }
   }
 
@@ -40,7 +46,14 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   /// Tells the producer that no more results are wanted.
   func cancel() { condition.withLock { cancelled = true } }
 
-  private var isCancelled: Bool { condition.withLock { cancelled } }
+  /// The next chunk to compute, in order; nil when all are taken or no more are wanted.
+  private func claim() -> Int? {
+    condition.withLock {
+      guard !cancelled, next < slots.count else { return nil }
+      defer { next += 1 }
+      return next
+    }
+  }
 
   private func set(_ index: Int, _ value: T) {
     condition.withLock {

@@ -44,22 +44,28 @@ extension MissionDatabase {
 
   /// Imports missions from the bytes of a file in `format`, all or nothing (see
   /// `importMissions(from:format:replacingExisting:at:)`); `fileName` names it in errors.
+  ///
+  /// `interrupt()` stops it in every phase: while the file is split and validated as well
+  /// as while it is stored.
   @discardableResult
   package func importMissions(
     _ bytes: [UInt8], format: MissionFileFormat, fileName: String,
     replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> ImportSummary {
+    let isInterrupted = interruptCheck()
     if format == .csv {
       let plan = try StoreError.reading { () throws(MissionFileError) in
-        try MissionFileReader.csvPlan(bytes, file: fileName)
+        try MissionFileReader.csvPlan(bytes, file: fileName, isInterrupted: isInterrupted)
       }
       if plan.chunks > 1 {
         return try importPipelined(
-          plan, replacingExisting: replacingExisting, at: time, fileName: fileName)
+          plan, replacingExisting: replacingExisting, at: time, fileName: fileName,
+          isInterrupted: isInterrupted)
       }
     }
     let records = try StoreError.reading { () throws(MissionFileError) in
-      try MissionFileReader.records(bytes, format: format, file: fileName)
+      try MissionFileReader.records(
+        bytes, format: format, file: fileName, isInterrupted: isInterrupted)
     }
     return try withConnection { connection in
       let replaced = try connection.transaction {
@@ -83,13 +89,13 @@ extension MissionDatabase {
   /// transaction is rolled back.
   private func importPipelined(
     _ plan: MissionFileReader.CSVPlan, replacingExisting: Bool, at time: Date,
-    fileName: String
+    fileName: String, isInterrupted: @escaping @Sendable () -> Bool
   ) throws -> ImportSummary {
     let handOver = ChunkHandOver<Result<[MissionRecord], StoreError>>(count: plan.chunks)
     handOver.produce { chunk in
       Result { () throws(StoreError) -> [MissionRecord] in
         try StoreError.reading { () throws(MissionFileError) in
-          try MissionFileReader.csvChunk(plan, chunk)
+          try MissionFileReader.csvChunk(plan, chunk, isInterrupted: isInterrupted)
         }
       }
     }
@@ -108,9 +114,15 @@ extension MissionDatabase {
             switch handOver.take(chunk) {
             case .success(let validated): records = validated
             case .failure(let error):
-              // The first bad value in file order (every earlier chunk was valid).
+              // The first bad value in file order (every earlier chunk was valid), or the
+              // validation was interrupted.
               handOver.cancel()
               throw error
+            }
+            // An interrupt while this chunk was awaited found no statement to stop.
+            if isInterrupted() {
+              handOver.cancel()
+              throw StoreError(MissionFileError.interrupted(file: fileName))
             }
             if duplicate == nil {
               for index in records.indices {

@@ -1,5 +1,6 @@
 import Foundation
 import MissionTracking
+import Synchronization
 
 /// A MissionTrack database: missions, lifecycle transitions, tracks, events, geofence state
 /// and ingest statistics in one SQLite file.
@@ -26,6 +27,9 @@ package final class MissionDatabase: @unchecked Sendable {
   package let configuration: StoreConfiguration
 
   private let lock = NSLock()
+  /// How often `interrupt()` was called: a long phase of an import that runs no statement
+  /// (reading the file) stops when it changes (`interruptCheck()`). Atomic, not under `lock`.
+  let interruptions = Atomic<Int>(0)
   /// Guarded by `lock`: nil once closed.
   var connection: SQLiteConnection?
   /// Guarded by `lock`: events accepted by `record(_:)` and not yet committed.

@@ -10,6 +10,9 @@ extension StoreError {
         file: file, line: line, field: field, value: value, reason: reason)
     case .unreadableFile(let path, let reason):
       self = .unreadableFile(path: path, reason: reason)
+    case .interrupted(let file):
+      // The error an interrupted statement of the import gives, so callers see one.
+      self = .interrupted(message: "interrupted while reading \(file)", sql: "")
     }
   }
 

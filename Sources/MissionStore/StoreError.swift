@@ -22,7 +22,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case notADatabase(message: String, sql: String)
   /// The disk or the database is full (`SQLITE_FULL`).
   case full(message: String, sql: String)
-  /// The statement was interrupted (`SQLITE_INTERRUPT`).
+  /// The statement was interrupted (`SQLITE_INTERRUPT`), or an import reading its file
+  /// (`sql` empty).
   case interrupted(message: String, sql: String)
   /// A row broke a constraint of the schema (`SQLITE_CONSTRAINT_*`): which kind, SQLite's
   /// message and the SQL.
@@ -92,6 +93,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .readOnly(let message, let sql): sqliteLine("database is read-only", message, sql)
     case .notADatabase(let message, let sql): sqliteLine("not an SQLite database", message, sql)
     case .full(let message, let sql): sqliteLine("database or disk full", message, sql)
+    case .interrupted(let message, let sql) where sql.isEmpty:
+      "interrupted: \(oneLine(message, foldingWhitespace: true))"
     case .interrupted(let message, let sql): sqliteLine("interrupted", message, sql)
     case .constraint(_, let message, let sql): sqliteLine("refused by the schema", message, sql)
     case .secondTrackedMission(let worker, let holder, let requested, let state, let file, let line):

@@ -10,6 +10,8 @@ package struct JSONParser {
     /// Whether the text is JSON but an object repeats a name (refused as a bad value, not as
     /// bad syntax: RFC 8259 allows it, mission files do not).
     package var isDuplicateKey = false
+    /// Whether the caller's interruption check stopped the parse (no fault of the text).
+    package var isInterrupted = false
   }
 
   private let bytes: [UInt8]
@@ -17,13 +19,26 @@ package struct JSONParser {
   private var line = 1
   private var depth = 0
   private static let maxDepth = 512
+  /// The caller's "stop now?", asked every `valuesPerInterruptionCheck` values.
+  private var isInterrupted: (() -> Bool)?
+  private var values = 0
+  /// Values parsed between two interruption checks: a check costs nothing next to them, and
+  /// a stop waits for well under a millisecond of parsing.
+  private static let valuesPerInterruptionCheck = 4096
   /// Up to this many members an object's names are checked for repeats by a scan.
   private static let smallObject = 16
 
   /// Parses a whole document (a UTF-8 byte order mark is skipped).
-  /// - Throws: `Failure` with the line and the reason.
-  package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
+  /// - Parameters:
+  ///   - isInterrupted: Asked every few thousand values: true stops the parse (a stopping
+  ///     server must not wait for a large document).
+  /// - Throws: `Failure` with the line and the reason; one with `isInterrupted` set once
+  ///   `isInterrupted` said stop.
+  package static func parse(_ bytes: [UInt8], isInterrupted: (() -> Bool)? = nil)
+    throws(Failure) -> JSONNode
+  {
     var parser = JSONParser(bytes: bytes)
+    parser.isInterrupted = isInterrupted
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
     let node = try parser.value()
     parser.skipSpace()
@@ -50,6 +65,10 @@ package struct JSONParser {
   }
 
   private mutating func value() throws(Failure) -> JSONNode {
+    values += 1
+    if values % Self.valuesPerInterruptionCheck == 0, let isInterrupted, isInterrupted() {
+      throw Failure(line: line, reason: "interrupted", isInterrupted: true)
+    }
     skipSpace()
     guard index < bytes.count else { throw fail("unexpected end of JSON") }
     let start = index

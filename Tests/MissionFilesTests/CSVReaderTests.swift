@@ -27,4 +27,27 @@ import Testing
     #expect(throws: CSVReader.Failure.self) { try CSVReader.records(Array("\"a\"b\n".utf8)) }
     #expect(throws: CSVReader.Failure.self) { try CSVReader.records(Array("a\"b\n".utf8)) }
   }
+
+  @Test func theSplitAsksEveryFewRowsAndStopsWhenTheCheckSaysStop() throws {
+    let stride = MissionFileReader.rowsPerInterruptionCheck
+    let bytes = Array(
+      ("id,lat,lon\n" + (0..<(10 * stride)).map { "m\($0),1,2\n" }.joined()).utf8)
+    var checks = 0
+    let whole = try CSVReader.records(bytes) {
+      checks += 1
+      return false
+    }
+    #expect(whole.count == 10 * stride + 1)
+    // Once per `stride` records (the header counts), not per byte or per row.
+    #expect(checks == 10)
+    checks = 0
+    let failure = #expect(throws: CSVReader.Failure.self) {
+      try CSVReader.records(bytes) {
+        checks += 1
+        return checks == 3
+      }
+    }
+    #expect(failure?.isInterrupted == true)
+    #expect(checks == 3, "asked again after it said stop")
+  }
 }

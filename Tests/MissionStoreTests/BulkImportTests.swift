@@ -134,6 +134,34 @@ import Testing
   /// checked).
   static let pipelined = 2 * MissionFileReader.csvChunkRows + 500
 
+  /// `interrupt()` reaches an import still splitting and validating its file, where SQLite
+  /// has no statement running to stop: it fails as an interrupted statement would, before
+  /// any row is stored.
+  @Test func anInterruptWhileTheFileIsReadStopsTheImportBeforeItStores() throws {
+    let database = try MissionDatabase(path: ":memory:")
+    let bytes = Self.csv(count: 8 * MissionFileReader.csvChunkRows)
+    // Interrupts every millisecond, as a stopping server does, until the import has ended.
+    let finished = DispatchSemaphore(value: 0)
+    let ended = DispatchSemaphore(value: 0)
+    Thread {
+      while finished.wait(timeout: .now() + .milliseconds(1)) == .timedOut { database.interrupt() }
+      ended.signal()
+    }.start()
+    defer {
+      finished.signal()
+      ended.wait()
+    }
+    do {
+      try database.importMissions(bytes, format: .csv, fileName: "big.csv")
+      Issue.record("the import ended although interrupted")
+    } catch StoreError.interrupted(let message, let sql) {
+      // Stopped while reading, not by a statement of the store (which names its SQL).
+      #expect(sql.isEmpty, "stopped by \(sql)")
+      #expect(message == "interrupted while reading big.csv")
+    }
+    #expect(try database.missionCount() == 0)
+  }
+
   @Test func aPipelinedImportStoresEveryRowInFileOrder() throws {
     let database = try MissionDatabase(path: ":memory:")
     let bytes = Self.csv(count: Self.pipelined)

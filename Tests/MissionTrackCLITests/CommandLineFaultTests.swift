@@ -1,5 +1,6 @@
 import Foundation
 import MissionStore
+import ServiceTestSupport
 import Testing
 
 /// The built `missiontrack` binary under fault (issue 14: "The command line under fault",
@@ -134,6 +135,32 @@ struct CommandLineFaultTests {
     let events = CLISandbox.jsonLines(text)
     #expect(events.contains { $0["type"] as? String == "state" && $0["to"] as? String == "active" })
     #expect(events.contains { $0["type"] as? String == "fix" })
+  }
+
+  /// A signal during a large `missions import` ends it at once with nothing stored, also
+  /// while the rows are validated on every core (whose work once held back the handler that
+  /// ends the process for many seconds). After 5 s of CPU time on a debug build the file is
+  /// split and its rows are being validated.
+  @Test(arguments: [SIGTERM, SIGINT])
+  func aSignalDuringALargeImportEndsItAtOnce(signal: Int32) throws {
+    let box = try CLISandbox()
+    let csv = LargeMissionCSV(extraColumns: 10)
+    let file = box.path("large.csv")
+    #expect(FileManager.default.createFile(atPath: file, contents: Data(csv.bytes)))
+    let process = try BuiltTool.start(
+      ["missions", "import", file, "--db", box.databasePath], in: box.directory, tag: "import")
+    let busy = ProcessCPUTime.wait(forMore: 5, of: process.processIdentifier)
+    try #require(busy && process.isRunning, "the import ended before the signal")
+    let start = Date()
+    kill(process.processIdentifier, signal)
+    while process.isRunning && Date().timeIntervalSince(start) < 30 { usleep(10_000) }
+    let seconds = Date().timeIntervalSince(start)
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    #expect(seconds < 2, "ended \(seconds) s after the signal")
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
+    let database = try MissionDatabase(path: box.databasePath)
+    #expect(try database.missionCount() == 0)
   }
 
   // MARK: -o

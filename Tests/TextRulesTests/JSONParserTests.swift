@@ -85,4 +85,31 @@ import TextRules
       #expect(text == theirs, "\(document)")
     }
   }
+
+  @Test func aParseAsksEveryFewThousandValuesAndStopsWhenTheCheckSaysStop() throws {
+    // 1 + 100,000 values, nested so that the stop comes from deep in the document.
+    let bytes = Array(
+      ("[" + Array(repeating: "[1]", count: 50_000).joined(separator: ",") + "]").utf8)
+    var checks = 0
+    let whole = try JSONParser.parse(bytes) {
+      checks += 1
+      return false
+    }
+    guard case .array(let items) = whole.value else {
+      Issue.record("no array")
+      return
+    }
+    #expect(items.count == 50_000)
+    #expect((10...100).contains(checks), "\(checks) checks for 100,001 values")
+    checks = 0
+    let failure = #expect(throws: JSONParser.Failure.self) {
+      try JSONParser.parse(bytes) {
+        checks += 1
+        return checks == 3
+      }
+    }
+    #expect(failure?.isInterrupted == true)
+    #expect(checks == 3, "asked again after it said stop")
+    #expect(failure?.isDuplicateKey == false)
+  }
 }
