@@ -1,4 +1,5 @@
 import Foundation
+import MissionFiles
 import MissionTracking
 import PostgresTestSupport
 import Testing
@@ -103,5 +104,90 @@ struct PostgresImportTests {
     }
     let replaced = try await store.insert(Self.missions(), replacingExisting: true)
     #expect(replaced.imported == Self.count && replaced.replaced == 1)
+  }
+
+  /// A CSV large enough to be streamed in chunks (`MissionFileReader.csvPlan`: two or more),
+  /// with `lines` replacing the rows at those file lines (the header is line 1).
+  static func csv(rows: Int = 40_000, replacing lines: [Int: String] = [:]) -> [UInt8] {
+    var text = "id,lat,lon,title\n"
+    for index in 0..<rows {
+      let line = index + 2
+      text += lines[line] ?? "s\(index),\(59 + Double(index) / Double(rows)),18.0,t\(index)"
+      text += "\n"
+    }
+    return Array(text.utf8)
+  }
+
+  /// Nothing of a refused import is left: no mission, no change, the indexes as they were.
+  static func expectNothingStored(_ connection: PostgresConnection, indexes: [String]) throws {
+    #expect(try connection.query("SELECT count(*) AS n FROM missions").int64(0, "n") == 0)
+    #expect(try connection.query("SELECT count(*) AS n FROM mission_changes").int64(0, "n") == 0)
+    #expect(try Self.indexes(connection) == indexes)
+  }
+
+  @Test func aStreamedCSVImportStoresWhatTheRecordsImportStores() async throws {
+    let bytes = Self.csv()
+    let records = try MissionFileReader.records(bytes, format: .csv, file: "m.csv")
+    let streamed = try PostgresDatabase(uri: try PostgresFixture.database())
+    let summary = try await streamed.importMissions(bytes, format: .csv, fileName: "m.csv")
+    #expect(summary == PostgresImportSummary(imported: 40_000, new: 40_000))
+    let whole = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await whole.importMissions(records)
+    let stored = try await streamed.missions(inState: nil)
+    #expect(stored.count == 40_000)
+    #expect(try await whole.missions(inState: nil) == stored)
+    #expect(try await streamed.changes(after: 0).missions.count == 40_000)
+  }
+
+  @Test func aBadValueInTheLastChunkOfAStreamedImportStoresNothing() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    let before = try Self.indexes(connection)
+    // A repeated id early on (line 10 repeats line 3's) and a bad latitude on the last
+    // line: the bad value wins, as a pass that validates everything first decides.
+    let bytes = Self.csv(replacing: [10: "s1,59,18,again", 40_001: "last,91,18,x"])
+    do {
+      try await store.importMissions(bytes, format: .csv, fileName: "m.csv")
+      Issue.record("an import with a bad last row was accepted")
+    } catch let error as MissionFileError {
+      guard case .invalidMissionFile(_, let line, let field, _, _) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(line == 40_001 && field == "lat")
+    }
+    try Self.expectNothingStored(connection, indexes: before)
+  }
+
+  @Test func aRepeatedIdInAStreamedImportStoresNothing() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    let before = try Self.indexes(connection)
+    let bytes = Self.csv(replacing: [39_999: "s5,59,18,again"])
+    do {
+      try await store.importMissions(bytes, format: .csv, fileName: "m.csv")
+      Issue.record("an import repeating an id was accepted")
+    } catch let error as MissionFileError {
+      #expect(
+        error
+          == .invalidMissionFile(
+            file: "m.csv", line: 39_999, field: "id", value: "s5",
+            reason: "duplicate id (first on line 7)"))
+    }
+    try Self.expectNothingStored(connection, indexes: before)
+  }
+
+  @Test func aStreamedImportStillNamesTheLineOfAStoredId() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try await store.insert([Fixtures.mission("s39000")])
+    do {
+      try await store.importMissions(Self.csv(), format: .csv, fileName: "m.csv")
+      Issue.record("an import repeating a stored id was accepted")
+    } catch let error as PostgresImportError {
+      #expect(error.line == 39_002 && error.id == "s39000")
+    }
+    #expect(try await store.missions(inState: nil).count == 1)
   }
 }

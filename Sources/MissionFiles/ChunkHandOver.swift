@@ -3,18 +3,20 @@ import Foundation
 /// Results of chunks computed on other threads, taken in chunk order by one consumer that
 /// waits for each: so the consumer can work on chunk 0 while later chunks are computed.
 ///
+/// Used by both stores' imports of a large CSV (`MissionFileReader.csvChunk` per chunk).
+///
 /// `@unchecked Sendable`: `slots` and `cancelled` are only touched while holding `condition`.
-final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
+package final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var slots: [T?]
   private var cancelled = false
 
   /// Hand-over slots for `count` chunks.
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  package init(count: Int) { slots = Array(repeating: nil, count: count) }
 
   /// Computes every chunk with `body` on the machine's cores, in the background, and
   /// returns at once; a chunk not started when `cancel()` is called is skipped.
-  func produce(_ body: @escaping @Sendable (Int) -> T) {
+  package func produce(_ body: @escaping @Sendable (Int) -> T) {
     let count = condition.withLock { slots.count }
     DispatchQueue.global().async {
       DispatchQueue.concurrentPerform(iterations: count) { index in
@@ -25,7 +27,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   }
 
   /// The result of chunk `index`, waiting until it is there.
-  func take(_ index: Int) -> T {
+  package func take(_ index: Int) -> T {
     condition.lock()
     defer { condition.unlock() }
     while true {
@@ -38,7 +40,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   }
 
   /// Tells the producer that no more results are wanted.
-  func cancel() { condition.withLock { cancelled = true } }
+  package func cancel() { condition.withLock { cancelled = true } }
 
   private var isCancelled: Bool { condition.withLock { cancelled } }
 
