@@ -184,12 +184,9 @@ extension PostgresDatabase {
       case .success(let chunk):
         guard duplicate == nil else { return [] }
         for (id, line) in chunk.ids {
-          if let first = firstLine.updateValue(line, forKey: id) {
-            duplicate = .invalidMissionFile(
-              file: fileName, line: line, field: "id", value: id,
-              reason: "duplicate id (first on line \(first))")
-            return []
-          }
+          duplicate = MissionFileReader.repeatedID(
+            id, line: line, file: fileName, seen: &firstLine)
+          if duplicate != nil { return [] }
         }
         return chunk.rows
       }
