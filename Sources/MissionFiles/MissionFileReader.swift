@@ -34,15 +34,25 @@ package enum MissionFileReader {
     var firstLine: [String: Int] = [:]
     firstLine.reserveCapacity(records.count)
     for index in records.indices {
-      let id = records[index].mission.id
-      let line = records[index].line
-      if let first = firstLine.updateValue(line, forKey: id) {
-        throw .invalidMissionFile(
-          file: file, line: line, field: "id", value: id,
-          reason: "duplicate id (first on line \(first))")
+      if let repeated = repeatedID(
+        records[index].mission.id, line: records[index].line, file: file, seen: &firstLine)
+      {
+        throw repeated
       }
     }
     return records
+  }
+
+  /// The error for `id` on `line` when `seen` (ids by their first line) already holds it;
+  /// else nil, and `id` is recorded. The one rule for an id twice in a file, for the
+  /// imports that read a file in chunks too.
+  package static func repeatedID(
+    _ id: String, line: Int, file: String, seen: inout [String: Int]
+  ) -> MissionFileError? {
+    guard let first = seen.updateValue(line, forKey: id) else { return nil }
+    return .invalidMissionFile(
+      file: file, line: line, field: "id", value: id,
+      reason: "duplicate id (first on line \(first))")
   }
 
   /// The format of a `.json` file: GeoJSON when the top level is an object.

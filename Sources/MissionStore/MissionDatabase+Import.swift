@@ -126,12 +126,11 @@ extension MissionDatabase {
             }
             if duplicate == nil {
               for index in records.indices {
-                let id = records[index].mission.id
-                let line = records[index].line
-                if let first = firstLine.updateValue(line, forKey: id) {
-                  duplicate = .invalidMissionFile(
-                    file: fileName, line: line, field: "id", value: id,
-                    reason: "duplicate id (first on line \(first))")
+                if let repeated = MissionFileReader.repeatedID(
+                  records[index].mission.id, line: records[index].line, file: fileName,
+                  seen: &firstLine)
+                {
+                  duplicate = StoreError(repeated)
                   break
                 }
               }

@@ -33,8 +33,51 @@ extension PostgresDatabase {
     fileName: String? = nil
   ) throws -> PostgresImportSummary {
     try importRows(
-      records.lazy.map { ($0.mission, $0.properties, $0.line) }, count: records.count,
-      replacingExisting: replacingExisting, at: time, fileName: fileName)
+      count: records.count, replacingExisting: replacingExisting, at: time, fileName: fileName
+    ) { connection in
+      _ = try connection.copy(
+        Self.copyImport,
+        from: CopyChunks(
+          rows: records.lazy.map { ($0.mission, $0.properties, $0.line) },
+          perChunk: Self.rowsPerChunk))
+    }
+  }
+
+  /// Reads a mission file's bytes and imports its records, all or nothing, as
+  /// `importMissions(_:replacingExisting:at:fileName:)` does.
+  ///
+  /// A large CSV is streamed: its chunks are validated on every core in the background
+  /// (`MissionFileReader.csvChunk`) and each goes to `COPY` as soon as it is ready, so the
+  /// server takes rows while later ones are still being checked. The answer is the one
+  /// `MissionFileReader.records` and then the import would give: the first bad value in file
+  /// order wins over an id twice in the file, which wins over a record the database refuses.
+  /// - Parameters:
+  ///   - bytes: The file's bytes.
+  ///   - format: Its format.
+  ///   - fileName: Names it in errors.
+  ///   - replacingExisting: Replace stored missions with the same id.
+  ///   - time: Recorded as the missions' update time.
+  /// - Throws: `MissionFileError` for a bad record or a repeated id, `PostgresImportError`,
+  ///   `MissionRefusal`, `PostgresError`.
+  @discardableResult
+  package func importMissions(
+    _ bytes: [UInt8], format: MissionFileFormat, fileName: String,
+    replacingExisting: Bool = false, at time: Date = Date()
+  ) throws -> PostgresImportSummary {
+    if format == .csv {
+      let plan = try MissionFileReader.csvPlan(bytes, file: fileName)
+      if plan.chunks > 1 {
+        return try importRows(
+          count: plan.recordCount, replacingExisting: replacingExisting, at: time,
+          fileName: fileName
+        ) { connection in
+          try Self.copyStreamed(plan, fileName: fileName, connection)
+        }
+      }
+    }
+    let records = try MissionFileReader.records(bytes, format: format, file: fileName)
+    return try importMissions(
+      records, replacingExisting: replacingExisting, at: time, fileName: fileName)
   }
 
   /// Stores `missions` (no unknown fields), all or nothing, as `importMissions` does.
@@ -43,8 +86,14 @@ extension PostgresDatabase {
     _ missions: [Mission], replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> PostgresImportSummary {
     try importRows(
-      missions.lazy.enumerated().map { ($1, "{}", $0 + 1) }, count: missions.count,
-      replacingExisting: replacingExisting, at: time, fileName: nil)
+      count: missions.count, replacingExisting: replacingExisting, at: time, fileName: nil
+    ) { connection in
+      _ = try connection.copy(
+        Self.copyImport,
+        from: CopyChunks(
+          rows: missions.lazy.enumerated().map { ($1, "{}", $0 + 1) },
+          perChunk: Self.rowsPerChunk))
+    }
   }
 
   /// Rows per `COPY` data message: large enough that libpq's buffer does the batching.
@@ -54,8 +103,14 @@ extension PostgresDatabase {
   /// (below it, blocking readers of the empty table is not worth the few milliseconds).
   static let indexRebuildMinimum = 10_000
 
-  private func importRows<Rows: Sequence<(Mission, String, Int)>>(
-    _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date, fileName: String?
+  /// The statement that receives the rows of an import.
+  private static let copyImport = "COPY mission_import FROM STDIN"
+
+  /// Runs an import of `count` records whose rows `copy` sends with `copyImport`;
+  /// `fileName` names the file in a refusal of a second tracked mission.
+  private func importRows(
+    count: Int, replacingExisting: Bool, at time: Date, fileName: String?,
+    copy: (PostgresConnection) throws -> Void
   ) throws -> PostgresImportSummary {
     guard count > 0 else { return PostgresImportSummary(imported: 0, new: 0) }
     let updated = Self.microseconds(time)
@@ -70,9 +125,7 @@ extension PostgresDatabase {
             properties text NOT NULL
           ) ON COMMIT DROP
           """)
-        _ = try connection.copy(
-          "COPY mission_import FROM STDIN",
-          from: CopyChunks(rows: rows, perChunk: Self.rowsPerChunk))
+        try copy(connection)
         let rebuilt =
           try count >= Self.indexRebuildMinimum ? Self.dropIndexesIfEmpty(connection) : []
         if rebuilt.isEmpty,
@@ -129,6 +182,58 @@ extension PostgresDatabase {
       worker: refused.string("worker") ?? Worker.localID, holder: refused.string("holder") ?? "",
       requested: refused.string("id") ?? "", state: try state(refused.string("state")),
       file: fileName, line: fileName.map { _ in Int(refused.int64("line") ?? 0) })
+  }
+
+  /// Sends the records of `plan` to `copyImport` while they are validated: chunks are
+  /// validated and turned into `COPY` rows in the background, and sent in file order as they
+  /// become ready. After an id seen twice nothing more is sent, but the remaining chunks are
+  /// still checked (a bad value wins); after a bad value nothing more is read.
+  ///
+  /// Runs again from the start when `withConnection` runs its body again (a new hand-over).
+  /// - Throws: `MissionFileError` after the `COPY` ended (the caller's transaction then
+  ///   rolls the rows sent back), `PostgresError`.
+  private static func copyStreamed(
+    _ plan: MissionFileReader.CSVPlan, fileName: String, _ connection: PostgresConnection
+  ) throws {
+    typealias Chunk = (ids: [(String, Int)], rows: [UInt8])
+    let handOver = ChunkHandOver<Result<Chunk, MissionFileError>>(count: plan.chunks)
+    defer { handOver.cancel() }
+    handOver.produce { chunk in
+      Result { () throws(MissionFileError) -> Chunk in
+        let records = try MissionFileReader.csvChunk(plan, chunk)
+        var rows: [UInt8] = []
+        rows.reserveCapacity(records.count * 96)
+        for record in records {
+          CopyRow.append(
+            record.mission, properties: record.properties, line: record.line, to: &rows)
+        }
+        return (records.map { ($0.mission.id, $0.line) }, rows)
+      }
+    }
+    var failure: MissionFileError?
+    var duplicate: MissionFileError?
+    var firstLine: [String: Int] = [:]
+    firstLine.reserveCapacity(plan.recordCount)
+    let chunks = sequence(state: 0) { (next: inout Int) -> [UInt8]? in
+      guard failure == nil, next < plan.chunks else { return nil }
+      defer { next += 1 }
+      switch handOver.take(next) {
+      case .failure(let error):
+        // The first bad value in file order (every earlier chunk was valid).
+        failure = error
+        return nil
+      case .success(let chunk):
+        guard duplicate == nil else { return [] }
+        for (id, line) in chunk.ids {
+          duplicate = MissionFileReader.repeatedID(
+            id, line: line, file: fileName, seen: &firstLine)
+          if duplicate != nil { return [] }
+        }
+        return chunk.rows
+      }
+    }
+    _ = try connection.copy(copyImport, from: chunks)
+    if let error = failure ?? duplicate { throw error }
   }
 
   /// Moves the rows of `mission_import` into `missions`.
@@ -262,12 +367,15 @@ private struct CopyChunks<Rows: Sequence<(Mission, String, Int)>>: Sequence, Ite
     chunk.reserveCapacity(perChunk * 96)
     var added = 0
     while added < perChunk, let (mission, properties, line) = rows.next() {
-      Self.append(mission, properties: properties, line: line, to: &chunk)
+      CopyRow.append(mission, properties: properties, line: line, to: &chunk)
       added += 1
     }
     return added == 0 ? nil : chunk
   }
+}
 
+/// The `COPY` text format of `mission_import`'s rows.
+private enum CopyRow {
   /// One row: the columns of `mission_import` separated by tabs, `\N` for NULL.
   static func append(_ mission: Mission, properties: String, line: Int, to chunk: inout [UInt8]) {
     func field(_ text: String?, last: Bool = false) {

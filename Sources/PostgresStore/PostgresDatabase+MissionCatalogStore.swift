@@ -110,15 +110,14 @@ extension PostgresDatabase: MissionCatalogStore {
   }
 
   /// Reads the file's records (`MissionFileReader`) and imports them with `COPY`, all or
-  /// nothing; a record the database refuses is named by the file and its line, as the
-  /// SQLite store names it.
+  /// nothing (a large CSV streamed while it is validated); a record the database refuses is
+  /// named by the file and its line, as the SQLite store names it.
   package func importMissionFile(
     _ bytes: [UInt8], format: MissionFileFormat, fileName: String, replacingExisting: Bool
   ) throws -> MissionImportCount {
-    let records = try MissionFileReader.records(bytes, format: format, file: fileName)
     do {
       let summary = try importMissions(
-        records, replacingExisting: replacingExisting, fileName: fileName)
+        bytes, format: format, fileName: fileName, replacingExisting: replacingExisting)
       return MissionImportCount(
         format: format, imported: summary.imported, replaced: summary.replaced)
     } catch let error as PostgresImportError where error.line > 0 {

@@ -1,10 +1,10 @@
 import Foundation
 import MissionTracking
 
-/// `nearby` on PostgreSQL: PostGIS reads the candidates (`ST_DWithin` on the GiST index of
-/// `missions.location`), and the proximity grid ranks them, so the answers and their order
-/// are decided by the one rule the SQLite store and `serve` use (`SpatialGrid`): haversine
-/// distances, the inclusive radius, ties by id.
+/// `nearby` on PostgreSQL: PostGIS reads the candidates (a latitude/longitude box on the GiST
+/// index of `location::geometry`, then `ST_DWithin` on the geography), and the proximity grid
+/// ranks them, so the answers and their order are decided by the one rule the SQLite store
+/// and `serve` use (`SpatialGrid`): haversine distances, the inclusive radius, ties by id.
 extension PostgresDatabase {
   /// The stored missions near `center`, nearest first, ties by id: exactly
   /// `SpatialGrid.missions(within:of:where:)` (no `limit`) or
@@ -13,8 +13,11 @@ extension PostgresDatabase {
   ///
   /// PostGIS measures on a sphere of almost the same radius as the haversine's, so the
   /// candidates are read within a reach a little larger than the radius (1 ppm plus 1 m):
-  /// a superset of the answers, which the grid then decides. For the k nearest, PostGIS's
-  /// k nearest matching missions bound the reach first.
+  /// a superset of the answers, which the grid then decides. The index holds degrees, so the
+  /// reach becomes the box that holds its circle (`Coordinate.boundingBox`, split in two
+  /// across the antimeridian, every longitude over a pole). For the k nearest, the k
+  /// matching missions nearest in degrees (the index's order) bound the reach first: any k
+  /// of them bound the distance of the k-th nearest.
   ///
   /// - Parameters:
   ///   - radiusMeters: The largest distance returned, ≥ 0; nil for no bound.
@@ -34,7 +37,8 @@ extension PostgresDatabase {
     }
     if let limit, limit < 0 { throw ProximityError.invalidCount(limit) }
     if limit == 0 { return [] }
-    let point = "ST_SetSRID(ST_MakePoint(:lon, :lat), 4326)::geography"
+    let planePoint = "ST_SetSRID(ST_MakePoint(:lon, :lat), 4326)"
+    let point = "\(planePoint)::geography"
     // The state as shown: a due mission counts as expired (the grid's payload below).
     let filter =
       switch state {
@@ -56,7 +60,7 @@ extension PostgresDatabase {
             """
             SELECT max(d) AS reach, count(*) AS found FROM (
               SELECT ST_Distance(location, \(point), false) AS d FROM missions
-              WHERE \(filter) ORDER BY location <-> \(point) LIMIT :limit) AS k
+              WHERE \(filter) ORDER BY location::geometry <-> \(planePoint) LIMIT :limit) AS k
             """, arguments.merging(["limit": limit]) { $1 })
           if let found = nearest.int64(0, "found"), found >= limit,
             let reach = nearest.double(0, "reach")
@@ -65,12 +69,37 @@ extension PostgresDatabase {
           }
         }
         let reach = bound.map { $0 * (1 + 1e-6) + 1 } ?? .infinity
-        let within =
-          reach < Earth.halfCircumferenceMeters
-          ? " AND ST_DWithin(location, \(point), :reach, false)" : ""
+        var within = ""
+        var candidateArguments = arguments
+        if reach < Earth.halfCircumferenceMeters {
+          let box = try center.boundingBox(radiusMeters: reach)
+          var spans = [(west: box.west, east: box.east)]
+          if box.crossesAntimeridian {
+            spans = [(box.west, 180), (-180, box.east)]
+          } else if box.east == 180 && box.west > -180 {
+            // ±180 are one meridian: a box ending on one holds the missions at the other.
+            spans.append((-180, -180))
+          } else if box.west == -180 && box.east < 180 {
+            spans.append((180, 180))
+          }
+          let envelopes = spans.indices.map {
+            "location::geometry && ST_MakeEnvelope(:west\($0), :south, :east\($0), :north, 4326)"
+          }
+          within = """
+             AND (\(envelopes.joined(separator: " OR ")))
+            AND ST_DWithin(location, \(point), :reach, false)
+            """
+          candidateArguments["reach"] = reach
+          candidateArguments["south"] = box.south
+          candidateArguments["north"] = box.north
+          for (span, edges) in spans.enumerated() {
+            candidateArguments["west\(span)"] = edges.west
+            candidateArguments["east\(span)"] = edges.east
+          }
+        }
         return try connection.query(
           "SELECT id, lat, lon, state FROM missions WHERE \(filter)\(within)",
-          within.isEmpty ? arguments : arguments.merging(["reach": reach]) { $1 })
+          candidateArguments)
       }
     }
     var located: [(id: String, coordinate: Coordinate, payload: MissionState)] = []

@@ -13,6 +13,8 @@ struct PostgresMigration: Sendable {
     PostgresMigration(version: 1, name: "initial schema", sql: initialSchema),
     PostgresMigration(version: 2, name: "missions keep a removed worker's id", sql: workerHistory),
     PostgresMigration(version: 3, name: "the outbox: webhooks, deliveries, cursors", sql: outbox),
+    PostgresMigration(
+      version: 4, name: "missions located by a GiST index on geometry", sql: geometryIndex),
   ]
 
   /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN
@@ -20,6 +22,20 @@ struct PostgresMigration: Sendable {
   /// accept checks its worker instead, under a share lock on the worker's row
   /// (`PostgresDatabase.commit`), so a removal at the same time waits for it.
   static let workerHistory = "ALTER TABLE missions DROP CONSTRAINT missions_worker_id_fkey"
+
+  /// Version 4: the GiST index of `missions` on `location::geometry` (the same point in
+  /// degrees) in place of the one on the geography. PostGIS builds a geometry GiST index by
+  /// sorting the points (3.1 and later), a geography one only by inserting them one by one:
+  /// for a million missions about 2.5 s against 7–13 s, the largest share of a bulk import
+  /// (`PostgresDatabase.importMissions`, which rebuilds the index). `nearby` reads its
+  /// candidates through a latitude/longitude box on this index
+  /// (`PostgresDatabase.nearbyMissions`). `location` stays, for QGIS and `ogr2ogr`.
+  ///
+  /// (Version 3 is the outbox's, from a parallel change; a database at 2 takes both.)
+  static let geometryIndex = """
+    DROP INDEX missions_location;
+    CREATE INDEX missions_location_geometry ON missions USING gist ((location::geometry));
+    """
 
   /// The advisory lock key that serializes migrations of nodes starting at once
   /// (`'missiontrack'` as bytes).

@@ -3,9 +3,11 @@ import Foundation
 /// Results of chunks computed on other threads, taken in chunk order by one consumer that
 /// waits for each: so the consumer can work on chunk 0 while later chunks are computed.
 ///
+/// Used by both stores' imports of a large CSV (`MissionFileReader.csvChunk` per chunk).
+///
 /// `@unchecked Sendable`: `slots`, `next` and `cancelled` are only touched while holding
 /// `condition`.
-final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
+package final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var slots: [T?]
   /// The first chunk no producer thread has taken yet.
@@ -13,7 +15,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   private var cancelled = false
 
   /// Hand-over slots for `count` chunks.
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  package init(count: Int) { slots = Array(repeating: nil, count: count) }
 
   /// Computes every chunk with `body` on the machine's cores, in the background, and
   /// returns at once; a chunk not started when `cancel()` is called is skipped.
@@ -21,7 +23,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   /// On threads of its own, not dispatch's: a long validation on every worker of the
   /// global queues would hold back the signal handlers that stop the import (they run on
   /// a global queue), for seconds.
-  func produce(_ body: @escaping @Sendable (Int) -> T) {
+  package func produce(_ body: @escaping @Sendable (Int) -> T) {
     let count = condition.withLock { slots.count }
     for _ in 0..<min(count, ProcessInfo.processInfo.activeProcessorCount) {
       Thread {
@@ -31,7 +33,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   }
 
   /// The result of chunk `index`, waiting until it is there.
-  func take(_ index: Int) -> T {
+  package func take(_ index: Int) -> T {
     condition.lock()
     defer { condition.unlock() }
     while true {
@@ -44,7 +46,7 @@ final class ChunkHandOver<T: Sendable>: @unchecked Sendable {
   }
 
   /// Tells the producer that no more results are wanted.
-  func cancel() { condition.withLock { cancelled = true } }
+  package func cancel() { condition.withLock { cancelled = true } }
 
   /// The next chunk to compute, in order; nil when all are taken or no more are wanted.
   private func claim() -> Int? {
