@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import MissionStore
+import MissionFiles
 
 @Suite struct ChunkHandOverTests {
   /// A flag the producers spin on.
