@@ -140,7 +140,7 @@ let package = Package(
       name: "MissionServiceTests",
       dependencies: [
         "MissionService", "MissionCatalog", "MissionStore", "MissionTracking", "TraceFormats",
-        "ServiceTestSupport", "DeliveryTestSupport",
+        "ServiceTestSupport", "DeliveryTestSupport", "PostgresTestSupport",
       ]),
   ]
 )

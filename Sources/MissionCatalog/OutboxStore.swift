@@ -77,4 +77,24 @@ package protocol OutboxStore: Sendable {
 
   /// How many dead deliveries each webhook has (webhooks without any are left out).
   func deadDeliveryCounts() throws -> [String: Int]
+
+  // MARK: Delivery claims
+
+  /// Claims consumer `consumer` for `node` until `lease` from now, or renews `node`'s claim:
+  /// a `serve` node delivers a consumer's events only while it holds its claim, so that
+  /// several nodes on one database send each event once (DESIGN §10; the protocol is in
+  /// `PostgresDatabase+DeliveryClaims.swift`).
+  /// - Returns: whether `node` holds the claim now (false while another node holds it, and
+  ///   for a consumer without a cursor yet).
+  ///
+  /// SQLite answers true and keeps nothing: an SQLite database is one machine's file with
+  /// one `serve` (the embedded default; several nodes share a PostgreSQL database, DESIGN
+  /// §10), so there is nobody to share the delivery with. Nothing stops a second `serve` on
+  /// the same file, though (the tracking lease is per worker, and another worker's is
+  /// free): each would deliver every event, at least once still, as before claims.
+  func claimConsumer(_ consumer: String, node: String, for lease: Duration) throws -> Bool
+
+  /// Ends `node`'s claim on consumer `consumer` (nothing when another node holds it): a
+  /// node stopping cleanly hands its consumers over at once.
+  func releaseConsumer(_ consumer: String, node: String) throws
 }

@@ -2,17 +2,17 @@ import Foundation
 import MissionFiles
 import MissionTracking
 
-/// What `missiontrack serve` asks of a store (DESIGN §5, §7, §8), so that it runs unchanged
-/// on SQLite (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`): exactly the calls of
-/// the service's routes, its event hub, its ingest writer and its phone leases. The outbox
-/// (webhooks, MQTT) is not here: it needs the SQLite store still.
+/// What `missiontrack serve` asks of a store (DESIGN §5, §7, §8, §9), so that it runs
+/// unchanged on SQLite (`MissionDatabase`) and on PostgreSQL (`PostgresDatabase`): exactly
+/// the calls of the service's routes, its event hub, its ingest writer and its phone leases,
+/// and the outbox's (`OutboxStore`: webhooks, MQTT and their delivery claims).
 ///
 /// Synchronous: the HTTP server's threads call it and wait, as they always did on SQLite.
 /// Both stores give the same values for the same data: ids in Unicode NFC (an id given in
 /// any form names the same mission or worker), missions and workers in code point order,
 /// events in sequence order, and the refusals of `MissionRefusal`, `WorkerRefusal` and
 /// `MissionFileError` with the same lines.
-package protocol ServiceStore: TrackingLeaseStore {
+package protocol ServiceStore: TrackingLeaseStore, OutboxStore {
   // MARK: Missions
 
   /// One page of missions ordered by id: those after `afterID` (from the first when nil),

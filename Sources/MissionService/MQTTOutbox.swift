@@ -1,7 +1,6 @@
 import Delivery
 import Foundation
 import MissionCatalog
-import MissionStore
 import MissionTracking
 
 /// The MQTT consumer of the outbox (DESIGN §9): every committed event, in `seq` order, to
@@ -16,10 +15,16 @@ import MissionTracking
 /// order. `MQTTPublisher` keeps `PREFIX/status` (`online`, and `offline` as the last will).
 /// While the broker is away messages wait in libmosquitto's queue and the cursor stays, so
 /// nothing is lost; a kill before the PUBACK repeats the event after the restart.
+///
+/// It publishes only while its node holds the consumer's claim (`setClaimed`, from the
+/// outbox dispatcher), so that one of several nodes on one database publishes each event.
 actor MQTTOutbox {
-  private let database: MissionDatabase
+  private let database: any ServiceStore
   private let publisher: MQTTPublisher
-  private let delivery: MQTTDelivery
+  /// The delivery of the current claim; nil while another node holds it.
+  private var delivery: MQTTDelivery?
+  /// Counts the claims taken, so that a lost claim's late acknowledgements are ignored.
+  private var generation = 0
   private let topics: MQTTTopics
   private let ledger: OutboxLedger
   /// Where a failed pass is reported, one line.
@@ -38,7 +43,7 @@ actor MQTTOutbox {
   /// Connects to `broker` (in the background: a broker that is down is retried).
   /// - Throws: `DeliveryError` when the client cannot be made; a `StoreError`.
   init(
-    database: MissionDatabase, broker: MQTTBrokerAddress, topics: MQTTTopics,
+    database: any ServiceStore, broker: MQTTBrokerAddress, topics: MQTTTopics,
     ledger: OutboxLedger, log: @escaping @Sendable (String) -> Void
   ) throws {
     self.log = log
@@ -62,10 +67,27 @@ actor MQTTOutbox {
       try database.advanceDeliveryCursors([consumer: cursor])
     }
     readThrough = cursor
-    ledger.begin(consumer, generation: 0)
-    delivery = MQTTDelivery(publisher: publisher, cursor: cursor) { seq in
-      ledger.move(consumer, generation: 0, to: seq)
+  }
+
+  /// Publishes while `held`: a claim taken resumes after the stored cursor; a claim lost
+  /// stops the reading (what is in flight may still reach the broker, and the node that
+  /// took the claim sends it again: at least once).
+  /// - Throws: a store error reading the cursor.
+  func setClaimed(_ held: Bool) throws {
+    guard held != (delivery != nil) else { return }
+    guard held else {
+      delivery = nil
+      _ = ledger.end(consumer)
+      return
     }
+    readThrough = try database.deliveryCursor(consumer) ?? readThrough
+    generation += 1
+    let (ledger, consumer, generation) = (self.ledger, self.consumer, self.generation)
+    ledger.begin(consumer, generation: generation)
+    delivery = MQTTDelivery(publisher: publisher, cursor: readThrough) { seq in
+      ledger.move(consumer, generation: generation, to: seq)
+    }
+    wakeUp.yield()
   }
 
   /// New events may be in the log.
@@ -94,6 +116,7 @@ actor MQTTOutbox {
   }
 
   private func pass() async {
+    guard let delivery else { return }
     do {
       while await delivery.heldCount < maximumHeld {
         let events = try database.committedEvents(afterSequence: readThrough, limit: pageSize)

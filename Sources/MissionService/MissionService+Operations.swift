@@ -152,7 +152,7 @@ extension MissionService {
       "sse_clients_dropped_total", "counter", "SSE clients dropped for not keeping up.",
       [("", Double(clients.dropped))])
     text += ingestMetrics.prometheusText
-    if let outbox = outboxDispatcher, let database = outboxDatabase {
+    if let outbox = outboxDispatcher {
       let (counts, cursors) = try AsyncBridge.wait { await outbox.snapshot() }
       metric(
         "webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome.",

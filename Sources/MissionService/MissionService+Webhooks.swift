@@ -5,19 +5,9 @@ import TextRules
 
 /// `/v1/webhooks…` (DESIGN §9): subscriptions, their failed and dead deliveries, redelivery.
 extension MissionService {
-  /// The store that holds the webhooks.
-  /// - Throws: `ServiceError` 501 on a store without an outbox (PostgreSQL, for now).
-  private func webhookStore() throws(ServiceError) -> MissionDatabase {
-    guard let outboxDatabase else {
-      throw .notImplemented("webhooks are not supported on PostgreSQL yet: use an SQLite database")
-    }
-    return outboxDatabase
-  }
-
   /// `POST /v1/webhooks` `{"url","events"?,"mission_id"?,"worker_id"?}` → 201
   /// `{"webhook":{…,"secret":"whsec_…"}}`: the only answer that shows the secret.
   func addWebhook(_ request: HTTPRequest) throws -> HTTPResponse {
-    let database = try webhookStore()
     let body = try CommandBody(request.body, known: ["url", "events", "mission_id", "worker_id"])
     guard let url = try body.string("url") else { throw ServiceError.invalid("url is required") }
     var types: [String]?
@@ -39,14 +29,12 @@ extension MissionService {
 
   /// `GET /v1/webhooks`: every webhook, without secrets.
   func listWebhooks(_ request: HTTPRequest) throws -> HTTPResponse {
-    let database = try webhookStore()
     let items = try database.webhooks().map { Self.webhookJSON($0, showingSecret: false) }
     return .json("{\"webhooks\":[\(items.joined(separator: ","))]}")
   }
 
   /// `DELETE /v1/webhooks/{id}` → 204; 404 when there is none.
   func removeWebhook(_ request: HTTPRequest) throws -> HTTPResponse {
-    let database = try webhookStore()
     let id = request.parameter("id")
     let removed: Bool
     if let outbox = outboxDispatcher {
@@ -61,7 +49,6 @@ extension MissionService {
   /// `GET /v1/webhooks/{id}/deliveries?state=pending|failed|dead` (default `failed`):
   /// `pending` lists the matching events after the webhook's cursor with no failure yet.
   func webhookDeliveries(_ request: HTTPRequest) throws -> HTTPResponse {
-    let database = try webhookStore()
     let id = request.parameter("id")
     guard let webhook = try database.webhook(id) else { throw StoreError.webhookNotFound(id) }
     let text = request.query["state"] ?? "failed"
@@ -72,7 +59,7 @@ extension MissionService {
     let limit = try request.int("limit", in: 1...10_000) ?? 1_000
     var records: [WebhookDeliveryRecord]
     if state == .pending {
-      let cursor = try database.deliveryCursor(MissionDatabase.webhookConsumer(id)) ?? 0
+      let cursor = try database.deliveryCursor(Webhook.consumer(id)) ?? 0
       let recorded = Set(
         try database.deliveries(ofWebhook: id, state: .failed, limit: 100_000).map(\.sequence)
           + database.deliveries(ofWebhook: id, state: .dead, limit: 100_000).map(\.sequence))
@@ -108,7 +95,6 @@ extension MissionService {
   /// `POST /v1/webhooks/{id}/redeliver?from=SEQ` → 202: every matching event from `SEQ` on
   /// is sent again (dead ones too), and a webhook a 410 disabled is enabled again.
   func redeliverWebhook(_ request: HTTPRequest) throws -> HTTPResponse {
-    let database = try webhookStore()
     let id = request.parameter("id")
     guard let from = try request.int("from", in: 1...Int.max) else {
       throw ServiceError.invalid("from=SEQ is required (the first event to send again)")

@@ -16,11 +16,8 @@ import TextRules
 /// for ingest, whose requests are answered later, their connections suspended
 /// (`IngestWriter`).
 package final class MissionService: @unchecked Sendable {
-  /// The store of every route but the outbox's.
+  /// The store of every route, the event hub and the outbox.
   let database: any ServiceStore
-  /// The store of the outbox (webhooks, MQTT): the SQLite store; nil on a store that has
-  /// none yet (PostgreSQL), where `/v1/webhooks…` answers 501.
-  let outboxDatabase: MissionDatabase?
   let engine: MissionEngine
   let configuration: ServiceConfiguration
   let monitor: ServiceMonitor
@@ -49,7 +46,6 @@ package final class MissionService: @unchecked Sendable {
     database: any ServiceStore, engine: MissionEngine, configuration: ServiceConfiguration
   ) {
     self.database = database
-    outboxDatabase = database as? MissionDatabase
     self.engine = engine
     self.configuration = configuration
     monitor = ServiceMonitor(sourceWorker: configuration.sourceWorker)
@@ -117,13 +113,10 @@ package final class MissionService: @unchecked Sendable {
     return headers
   }
 
-  /// The outbox's dispatcher, with the webhooks of `serve --webhook` stored; nil on a store
-  /// without an outbox.
+  /// The outbox's dispatcher, with the webhooks of `serve --webhook` stored.
   /// - Throws: `ServiceError.invalid` for a bad MQTT broker, prefix or webhook secret.
-  private func makeOutbox() throws -> OutboxDispatcher? {
-    guard let outboxDatabase else { return nil }
-    let outbox = try OutboxDispatcher(
-      database: outboxDatabase, configuration: configuration.outbox)
+  private func makeOutbox() throws -> OutboxDispatcher {
+    let outbox = try OutboxDispatcher(database: database, configuration: configuration.outbox)
     for (url, secret) in try outbox.installFlagWebhooks() {
       configuration.outbox.log("webhook \(url) signs with the new secret \(secret) (shown once)")
     }

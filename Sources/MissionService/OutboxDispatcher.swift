@@ -1,7 +1,6 @@
 import Delivery
 import Foundation
 import MissionCatalog
-import MissionStore
 import MissionTracking
 
 /// Sends the store's event log out to every webhook and to MQTT (DESIGN §9): each consumer
@@ -17,6 +16,11 @@ import MissionTracking
 /// and every `pollIntervalSeconds` (events written by another process). A webhook that
 /// holds many undelivered events is not fed until it catches up (its receiver is slow or
 /// down): memory follows `maximumHeld`, not the log.
+///
+/// Several `serve` nodes on one PostgreSQL database share the delivery (DESIGN §10): a node
+/// runs a consumer (a webhook, MQTT) only while it holds the consumer's claim
+/// (`ConsumerClaims`), renewed before each move of its cursor; when another node took the
+/// claim, the run stops, and what it did not store, the other node sends again.
 actor OutboxDispatcher {
   /// One webhook's run.
   private struct Consumer {
@@ -28,12 +32,13 @@ actor OutboxDispatcher {
     var dead: Set<Int64>
   }
 
-  private let database: MissionDatabase
+  private let database: any ServiceStore
   private let configuration: OutboxConfiguration
   /// Shared with the deliveries' reports and with MQTT.
   let ledger = OutboxLedger()
   private let mqtt: MQTTOutbox?
   private var consumers: [String: Consumer] = [:]
+  private var claims: ConsumerClaims
   private var client: HTTPClient?
   private var generation = 0
   private var closed = false
@@ -44,10 +49,12 @@ actor OutboxDispatcher {
   /// A webhook holding this many undelivered events is not fed more.
   let maximumHeld = 20_000
 
-  /// A dispatcher over `database`; connects to the MQTT broker of `configuration` when set.
+  /// A dispatcher over `database` (either store); connects to the MQTT broker of
+  /// `configuration` when set.
   /// - Throws: `ServiceError.invalid` for a bad broker URL or topic prefix.
-  init(database: MissionDatabase, configuration: OutboxConfiguration) throws {
+  init(database: any ServiceStore, configuration: OutboxConfiguration) throws {
     self.database = database
+    claims = ConsumerClaims(database: database)
     self.configuration = configuration
     (wakes, wakeUp) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     if let broker = configuration.mqttBroker {
@@ -129,7 +136,8 @@ actor OutboxDispatcher {
   }
 
   /// Stops every delivery (outcomes still to come are not recorded: their events are sent
-  /// again after a restart), stores the cursors and closes MQTT.
+  /// again after a restart), stores the cursors, closes MQTT and releases the claims (another
+  /// node takes the consumers over at once).
   func close() async {
     guard !closed else { return }
     closed = true
@@ -137,6 +145,9 @@ actor OutboxDispatcher {
     storeCursors()
     await mqtt?.close()
     storeCursors()
+    do { try claims.releaseAll() } catch {
+      configuration.log("releasing the delivery claims: \(error)")
+    }
     client?.shutdown()
     wakeUp.finish()
   }
@@ -164,11 +175,11 @@ actor OutboxDispatcher {
   func snapshot() -> (counts: OutboxLedger.Counts, cursors: [String: Int64]) {
     var cursors: [String: Int64] = [:]
     for (id, consumer) in consumers {
-      cursors[MissionDatabase.webhookConsumer(id)] = consumer.readThrough
+      cursors[Webhook.consumer(id)] = consumer.readThrough
     }
     storeCursors()
     for id in consumers.keys {
-      let name = MissionDatabase.webhookConsumer(id)
+      let name = Webhook.consumer(id)
       if let stored = try? database.deliveryCursor(name) { cursors[name] = stored }
     }
     if let mqtt, let stored = try? database.deliveryCursor(mqtt.consumer) {
@@ -236,21 +247,27 @@ actor OutboxDispatcher {
     if let seq = skipThrough { await consumer.delivery.skip(through: seq) }
   }
 
-  /// Starts a run for each enabled webhook without one and stops the runs of webhooks
-  /// removed, disabled or changed.
+  /// Starts a run for each enabled webhook without one whose claim this node holds; stops
+  /// the runs of webhooks removed, disabled or changed, and of those another node took;
+  /// lets MQTT publish while this node holds its claim.
   private func startAndStopConsumers() async throws {
     let enabled = try database.webhooks().filter { $0.disabledReason == nil }
     let byID = Dictionary(enabled.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     for (id, consumer) in consumers where byID[id] != consumer.webhook {
       await stop(id)
     }
-    for webhook in enabled where consumers[webhook.id] == nil {
-      try start(webhook)
+    for id in Array(consumers.keys) {
+      // Another node delivers it now, from the stored cursor.
+      if try !claims.holds(Webhook.consumer(id)) { await stop(id, storingCursor: false) }
     }
+    for webhook in enabled where consumers[webhook.id] == nil {
+      if try claims.holds(Webhook.consumer(webhook.id)) { try start(webhook) }
+    }
+    if let mqtt { try await mqtt.setClaimed(try claims.holds(mqtt.consumer)) }
   }
 
   private func start(_ webhook: Webhook) throws {
-    let name = MissionDatabase.webhookConsumer(webhook.id)
+    let name = Webhook.consumer(webhook.id)
     let secret: WebhookSecret
     do { secret = try WebhookSecret(text: webhook.secret) } catch {
       throw ServiceError.invalid("webhook \(webhook.id): \(error)")
@@ -279,24 +296,33 @@ actor OutboxDispatcher {
       dead: try database.deadDeliveries(ofWebhook: webhook.id, after: cursor))
   }
 
-  /// Stops webhook `id`'s run and stores the cursor it reached.
-  private func stop(_ id: String) async {
+  /// Stops webhook `id`'s run and stores the cursor it reached, unless `storingCursor` is
+  /// false (the claim went to another node).
+  private func stop(_ id: String, storingCursor: Bool = true) async {
     guard let consumer = consumers.removeValue(forKey: id) else { return }
     await consumer.delivery.stop()
-    let name = MissionDatabase.webhookConsumer(id)
-    if let seq = ledger.end(name) {
-      do { try database.advanceDeliveryCursors([name: seq]) } catch {
-        configuration.log("storing the cursor of webhook \(id): \(error)")
-      }
+    let name = Webhook.consumer(id)
+    if let seq = ledger.end(name), storingCursor {
+      store([name: seq])
     }
   }
 
-  /// Stores the cursor moves of the ledger (put back when the store refuses).
-  private func storeCursors() {
-    let moves = ledger.takeMoves()
-    guard !moves.isEmpty else { return }
-    do { try database.advanceDeliveryCursors(moves) } catch {
-      ledger.restore(moves)
+  /// Stores the cursor moves of the ledger.
+  private func storeCursors() { store(ledger.takeMoves()) }
+
+  /// Stores `taken` (consumer → seq), each consumer's claim renewed first: the move of a
+  /// consumer another node took is dropped (that node may send those events again). Put
+  /// back in the ledger when the store refuses.
+  private func store(_ taken: [String: Int64]) {
+    guard !taken.isEmpty else { return }
+    do {
+      var moves: [String: Int64] = [:]
+      for (consumer, seq) in taken {
+        if try claims.renew(consumer) { moves[consumer] = seq }
+      }
+      if !moves.isEmpty { try database.advanceDeliveryCursors(moves) }
+    } catch {
+      ledger.restore(taken)
       configuration.log("storing delivery cursors: \(error)")
     }
   }
@@ -304,10 +330,10 @@ actor OutboxDispatcher {
   /// What a webhook's delivery reports becomes rows and counts. Runs on the delivery's
   /// actor; a failure to record a failed attempt is logged (the event is still retried).
   private static func report(
-    webhook id: String, generation: Int, database: MissionDatabase, ledger: OutboxLedger,
+    webhook id: String, generation: Int, database: any ServiceStore, ledger: OutboxLedger,
     started: ContinuousClock.Instant, configuration: OutboxConfiguration
   ) -> @Sendable (WebhookDispatcher.Action) -> Void {
-    let name = MissionDatabase.webhookConsumer(id)
+    let name = Webhook.consumer(id)
     return { action in
       do {
         switch action {

@@ -55,9 +55,6 @@ struct ServiceError: Error, Sendable, CustomStringConvertible {
   static func unavailable(_ message: String) -> ServiceError {
     ServiceError(status: 503, message: message)
   }
-  static func notImplemented(_ message: String) -> ServiceError {
-    ServiceError(status: 501, message: message)
-  }
   static func internalError(_ message: String) -> ServiceError {
     ServiceError(status: 500, message: message)
   }

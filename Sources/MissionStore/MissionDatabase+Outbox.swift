@@ -106,7 +106,7 @@ extension MissionDatabase: OutboxStore {
           SELECT :consumer, coalesce(max(seq), 0) FROM events WHERE true
           ON CONFLICT (consumer) DO UPDATE SET seq = excluded.seq
           """)
-        try cursor.bind(["consumer": Self.webhookConsumer(webhook.id)])
+        try cursor.bind(["consumer": Webhook.consumer(webhook.id)])
         try cursor.run()
       }
     }
@@ -131,7 +131,7 @@ extension MissionDatabase: OutboxStore {
         let removed = connection.changes > 0
         let cursor = try connection.cached(
           "DELETE FROM delivery_cursors WHERE consumer = :consumer")
-        try cursor.bind(["consumer": Self.webhookConsumer(id)])
+        try cursor.bind(["consumer": Webhook.consumer(id)])
         try cursor.run()
         return removed
       }
@@ -163,7 +163,7 @@ extension MissionDatabase: OutboxStore {
           INSERT INTO delivery_cursors (consumer, seq) VALUES (:consumer, :seq)
           ON CONFLICT (consumer) DO UPDATE SET seq = min(seq, excluded.seq)
           """)
-        try cursor.bind(["consumer": Self.webhookConsumer(id), "seq": max(0, sequence - 1)])
+        try cursor.bind(["consumer": Webhook.consumer(id), "seq": max(0, sequence - 1)])
         try cursor.run()
         let forget = try connection.cached(
           "DELETE FROM deliveries WHERE webhook_id = :id AND seq >= :seq")
@@ -172,9 +172,6 @@ extension MissionDatabase: OutboxStore {
       }
     }
   }
-
-  /// The consumer name of webhook `id`'s cursor.
-  package static func webhookConsumer(_ id: String) -> String { Webhook.consumer(id) }
 
   // MARK: - Cursors
 

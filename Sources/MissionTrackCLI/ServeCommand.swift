@@ -78,7 +78,7 @@ enum ServeCommand: Command {
       --db PATH|URI          The database (default missiontrack.sqlite; created if missing),
                              or a PostgreSQL URI (postgresql://USER@HOST:PORT/DB): several
                              serve nodes on one database follow each other's changes
-                             within 1 s (no --webhook or --mqtt there yet).
+                             within 1 s and share the webhook and MQTT delivery.
       --webhook URL [--webhook-secret-file F]
                              POST every event to URL, signed as Standard Webhooks with the
                              secret in F (whsec_…; without F one is made and printed once
@@ -186,16 +186,6 @@ enum ServeCommand: Command {
     if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
       files.rlim_cur = files.rlim_max
       _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
-    }
-    if databaseOption.postgresURI != nil {
-      for (flag, given) in [
-        ("--webhook", !configuration.outbox.webhooks.isEmpty),
-        ("--mqtt", configuration.outbox.mqttBroker != nil),
-      ] where given {
-        throw CLIError.failure(
-          "`missiontrack serve \(flag)` is not supported on PostgreSQL yet: use an SQLite file "
-            + "(--db PATH)")
-      }
     }
     // Clients of `serve` (SSE, webhooks, MQTT) are told only committed events: a 20 ms group
     // commit keeps a fix's way to them short (at most 50 fsyncs a second).

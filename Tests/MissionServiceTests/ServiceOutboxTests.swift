@@ -12,7 +12,7 @@ extension ServeSuite {
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
     /// Every stored event's seq, in order, read back over SSE from `after=0`.
-    private func storedSequences(_ server: ServeProcess) async throws -> [Int64] {
+    static func storedSequences(_ server: ServeProcess) async throws -> [Int64] {
       let client = try SSEClient(port: server.port, path: "/v1/events?after=0")
       defer { client.close() }
       _ = await client.wait(timeout: 3) { _ in false }
@@ -20,7 +20,7 @@ extension ServeSuite {
     }
 
     /// The `seq` of each delivered body, in arrival order, with its mission.
-    private func delivered(_ receiver: WebhookReceiver) -> [(seq: Int64, mission: String)] {
+    static func delivered(_ receiver: WebhookReceiver) -> [(seq: Int64, mission: String)] {
       receiver.requests.compactMap { request in
         guard
           let object = try? JSONSerialization.jsonObject(with: Data(request.body.utf8))
@@ -73,8 +73,8 @@ extension ServeSuite {
       }
       // Killed in the middle of the walk, after some events went out.
       let deadline = Date().addingTimeInterval(30)
-      while delivered(receiver).count < 15 && Date() < deadline { usleep(20_000) }
-      #expect(delivered(receiver).count >= 15)
+      while Self.delivered(receiver).count < 15 && Date() < deadline { usleep(20_000) }
+      #expect(Self.delivered(receiver).count >= 15)
       server.crash()
       server = try sandbox.serve(arguments, tag: "again")
       defer { server.stop() }
@@ -90,13 +90,13 @@ extension ServeSuite {
       }
       let submit = try RawHTTP.request(port: server.port, "POST", "/v1/missions/sig-101/submit")
       #expect(submit.status == 200)
-      let stored = try await storedSequences(server)
+      let stored = try await Self.storedSequences(server)
       #expect(!stored.isEmpty)
       let all = Date().addingTimeInterval(20)
-      while !Set(stored).isSubset(of: Set(delivered(receiver).map(\.seq))) && Date() < all {
+      while !Set(stored).isSubset(of: Set(Self.delivered(receiver).map(\.seq))) && Date() < all {
         usleep(50_000)
       }
-      let sent = delivered(receiver)
+      let sent = Self.delivered(receiver)
       let missing = Set(stored).subtracting(sent.map(\.seq))
       #expect(missing.isEmpty, "never delivered: \(missing.sorted())")
       #expect(Self.firstSendsAreInOrder(sent))

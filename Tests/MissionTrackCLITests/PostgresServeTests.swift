@@ -9,7 +9,7 @@ import Testing
 
 /// `missiontrack serve --db postgresql://…`, the built binary over real HTTP on loopback:
 /// the API answers as it does on SQLite, two nodes on one database follow each other, and
-/// what PostgreSQL cannot do yet or cannot reach fails in one line.
+/// a server it cannot reach fails in one line. (Webhooks and MQTT: `PostgresOutboxTests`.)
 @Suite(
   .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
   .enabled(
@@ -241,33 +241,6 @@ struct PostgresServeTests {
     #expect(down.status == badPath.status, "\(down.err)")
     #expect(down.err.split(separator: "\n").count == 1, "\(down.err)")
     #expect(down.err.contains("Connection refused") && !down.err.contains("hunter2"), "\(down.err)")
-  }
-
-  @Test func webhooksAndMQTTAreRefusedOnPostgreSQLInOneLine() async throws {
-    let box = try CLISandbox()
-    let uri = try PostgresTestCluster.shared.get().createDatabase()
-    for flags in [["--webhook", "http://127.0.0.1:9/hook"], ["--mqtt", "mqtt://127.0.0.1:9"]] {
-      let run = try ServeProcess.run(
-        ["serve", "--listen", "127.0.0.1:0", "--db", uri] + flags, in: box.directory,
-        timeout: 30)
-      #expect(run.status == 1)
-      #expect(
-        run.err.hasSuffix(
-          ": `missiontrack serve \(flags[0])` is not supported on PostgreSQL yet: use an SQLite "
-            + "file (--db PATH)\n"), "\(run.err)")
-    }
-    let server = try ServeProcess(["--db", uri], in: box.directory, tag: "serve-webhooks")
-    defer { _ = server.stop() }
-    for (method, path) in [("GET", "/v1/webhooks"), ("POST", "/v1/webhooks")] {
-      let response = try RawHTTP.request(
-        port: server.port, method, path, headers: ["Content-Type": "application/json"],
-        body: Array(#"{"url":"http://127.0.0.1:9/hook"}"#.utf8))
-      #expect(response.status == 501)
-      #expect(
-        String(decoding: response.body, as: UTF8.self)
-          == #"{"error":{"status":501,"message":"webhooks are not supported on PostgreSQL yet: use an SQLite database"}}"#
-          + "\n")
-    }
   }
 
   @Test func aWorkerIsTrackedByOneNodeOfTheDatabaseUntilThatNodeDies() throws {
