@@ -103,7 +103,7 @@ extension ServeSuite {
     }
 
     @Test func twoNodesWithOneWebhookDeliverEachEventOnceInOrder() async throws {
-      let (sandbox, _, uri) = try database()
+      let (sandbox, cluster, uri) = try database()
       let (receiver, secretFile) = try receiver(in: sandbox)
       defer { receiver.stop() }
       let webhook = ["--webhook", receiver.url("/ok"), "--webhook-secret-file", secretFile]
@@ -126,6 +126,24 @@ extension ServeSuite {
       #expect(twice.isEmpty, "delivered more than once: \(twice.keys.sorted())")
       #expect(Outbox.firstSendsAreInOrder(Outbox.delivered(receiver)))
       #expect(receiver.requests.allSatisfy { $0.signatureValid == true })
+      // A clean stop releases the holder's claims: the other node need not wait for the
+      // lease to end.
+      let holder = { try cluster.sql(Self.webhookHolder, database: Self.name(of: uri)) }
+      let held = try holder()
+      let node = try #require(
+        [nodeA, nodeB].first { held.hasPrefix("pid \($0.process.processIdentifier) on ") },
+        "\(held)")
+      #expect(node.stop().status == 0)
+      #expect(try !holder().hasPrefix("pid \(node.process.processIdentifier) on "))
+    }
+
+    /// Which node holds the claim of the (one) webhook.
+    static let webhookHolder =
+      "SELECT claimed_by FROM delivery_cursors WHERE consumer LIKE 'webhook:%'"
+
+    /// The database name of a libpq URI of the test cluster.
+    static func name(of uri: String) -> String {
+      String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
     }
 
     @Test func aKilledNodesWebhookIsTakenOverWithinItsLease() async throws {
@@ -142,9 +160,7 @@ extension ServeSuite {
       let nodeB = try node(
         uri, webhook + ["--worker", "node-b"], walking: false, tag: "node-b", in: sandbox)
       defer { nodeB.stop() }
-      let name = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
-      let holder = try cluster.sql(
-        "SELECT claimed_by FROM delivery_cursors WHERE consumer LIKE 'webhook:%'", database: name)
+      let holder = try cluster.sql(Self.webhookHolder, database: Self.name(of: uri))
       #expect(holder.hasPrefix("pid \(nodeA.process.processIdentifier) on "), "\(holder)")
       #expect(await eventually(60) { Outbox.delivered(receiver).count >= 15 })
       nodeA.crash()
