@@ -95,6 +95,6 @@ package protocol OutboxStore: Sendable {
   func claimConsumer(_ consumer: String, node: String, for lease: Duration) throws -> Bool
 
   /// Ends `node`'s claim on consumer `consumer` (nothing when another node holds it): a
-  /// node stopping cleanly hands its consumers over at once.
+  /// node stopping cleanly hands its consumers over without waiting for its lease to end.
   func releaseConsumer(_ consumer: String, node: String) throws
 }

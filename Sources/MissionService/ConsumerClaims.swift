@@ -44,7 +44,8 @@ struct ConsumerClaims {
     return held
   }
 
-  /// Releases every claim this node holds (a clean shutdown: the others take over at once).
+  /// Releases every claim this node holds (a clean shutdown: the others need not wait for
+  /// the lease to end).
   mutating func releaseAll() throws {
     for (consumer, answer) in answers where answer.held {
       try database.releaseConsumer(consumer, node: node)

@@ -137,7 +137,7 @@ actor OutboxDispatcher {
 
   /// Stops every delivery (outcomes still to come are not recorded: their events are sent
   /// again after a restart), stores the cursors, closes MQTT and releases the claims (another
-  /// node takes the consumers over at once).
+  /// node takes the consumers over at its next try, without waiting for the lease to end).
   func close() async {
     guard !closed else { return }
     closed = true

@@ -32,12 +32,13 @@ extension ServeSuite {
       return (sandbox, cluster, uri)
     }
 
-    /// A webhook receiver checking signatures with the spec's secret, and the secret's file.
-    private func receiver(in sandbox: ServiceSandbox) throws -> (WebhookReceiver, file: String) {
+    /// A webhook receiver checking signatures with the spec's secret, and the `serve` flags
+    /// of a webhook to it signing with that secret.
+    private func receiver(in sandbox: ServiceSandbox) throws -> (WebhookReceiver, [String]) {
       let receiver = try WebhookReceiver(in: sandbox.directory, secret: Outbox.secret)
       let file = sandbox.path("webhook.secret")
       try (Outbox.secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-      return (receiver, file)
+      return (receiver, ["--webhook", receiver.url("/ok"), "--webhook-secret-file", file])
     }
 
     /// `serve --db URI ARGUMENTS`; with `walking`, its receiver worker (`local`) replays the
@@ -76,11 +77,9 @@ extension ServeSuite {
 
     @Test func oneNodeDeliversSignedEventsAsOnSQLite() async throws {
       let (sandbox, _, uri) = try database()
-      let (receiver, secretFile) = try receiver(in: sandbox)
+      let (receiver, webhook) = try receiver(in: sandbox)
       defer { receiver.stop() }
-      let server = try node(
-        uri, ["--webhook", receiver.url("/ok"), "--webhook-secret-file", secretFile],
-        walking: true, tag: "node", in: sandbox)
+      let server = try node(uri, webhook, walking: true, tag: "node", in: sandbox)
       defer { server.stop() }
       #expect(try await act(server, "sig-101", "accept") == 200)
       #expect(try await act(server, "sig-101", "start") == 200)
@@ -104,9 +103,8 @@ extension ServeSuite {
 
     @Test func twoNodesWithOneWebhookDeliverEachEventOnceInOrder() async throws {
       let (sandbox, cluster, uri) = try database()
-      let (receiver, secretFile) = try receiver(in: sandbox)
+      let (receiver, webhook) = try receiver(in: sandbox)
       defer { receiver.stop() }
-      let webhook = ["--webhook", receiver.url("/ok"), "--webhook-secret-file", secretFile]
       let nodeA = try node(uri, webhook, walking: true, tag: "node-a", in: sandbox)
       defer { nodeA.stop() }
       let nodeB = try node(
@@ -128,29 +126,27 @@ extension ServeSuite {
       #expect(receiver.requests.allSatisfy { $0.signatureValid == true })
       // A clean stop releases the holder's claims: the other node need not wait for the
       // lease to end.
-      let holder = { try cluster.sql(Self.webhookHolder, database: Self.name(of: uri)) }
-      let held = try holder()
+      let holder = try webhookHolder(cluster, uri)
       let node = try #require(
-        [nodeA, nodeB].first { held.hasPrefix("pid \($0.process.processIdentifier) on ") },
-        "\(held)")
+        [nodeA, nodeB].first { holder.hasPrefix("pid \($0.process.processIdentifier) on ") },
+        "\(holder)")
       #expect(node.stop().status == 0)
-      #expect(try !holder().hasPrefix("pid \(node.process.processIdentifier) on "))
+      #expect(
+        try !webhookHolder(cluster, uri).hasPrefix("pid \(node.process.processIdentifier) on "))
     }
 
-    /// Which node holds the claim of the (one) webhook.
-    static let webhookHolder =
-      "SELECT claimed_by FROM delivery_cursors WHERE consumer LIKE 'webhook:%'"
-
-    /// The database name of a libpq URI of the test cluster.
-    static func name(of uri: String) -> String {
-      String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    /// The node that holds the claim of the (one) webhook of database `uri`: "pid N on HOST".
+    private func webhookHolder(_ cluster: PostgresTestCluster, _ uri: String) throws -> String {
+      let name = uri.split(separator: "/").last?.split(separator: "?").first ?? ""
+      return try cluster.sql(
+        "SELECT claimed_by FROM delivery_cursors WHERE consumer LIKE 'webhook:%'",
+        database: String(name))
     }
 
     @Test func aKilledNodesWebhookIsTakenOverWithinItsLease() async throws {
       let (sandbox, cluster, uri) = try database()
-      let (receiver, secretFile) = try receiver(in: sandbox)
+      let (receiver, webhook) = try receiver(in: sandbox)
       defer { receiver.stop() }
-      let webhook = ["--webhook", receiver.url("/ok"), "--webhook-secret-file", secretFile]
       let nodeA = try node(uri, webhook, walking: true, tag: "node-a", in: sandbox)
       defer { nodeA.stop() }
       #expect(try await act(nodeA, "sig-101", "accept") == 200)
@@ -160,7 +156,7 @@ extension ServeSuite {
       let nodeB = try node(
         uri, webhook + ["--worker", "node-b"], walking: false, tag: "node-b", in: sandbox)
       defer { nodeB.stop() }
-      let holder = try cluster.sql(Self.webhookHolder, database: Self.name(of: uri))
+      let holder = try webhookHolder(cluster, uri)
       #expect(holder.hasPrefix("pid \(nodeA.process.processIdentifier) on "), "\(holder)")
       #expect(await eventually(60) { Outbox.delivered(receiver).count >= 15 })
       nodeA.crash()
