@@ -4,10 +4,6 @@ import PostgresTestSupport
 import ServiceTestSupport
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension ServeSuite {
   /// Events out on PostgreSQL (DESIGN §9, §10): the built `missiontrack serve` nodes on one
   /// database of a private cluster, a real webhook receiver and a real mosquitto. The nodes
@@ -52,9 +48,7 @@ extension ServeSuite {
 
     /// Sends `POST /v1/missions/MISSION/ACTION` to `node`, again while the node has not yet
     /// seen the state another node made (its grid follows within a second): its status.
-    private func act(_ node: ServeProcess, _ mission: String, _ action: String) async throws
-      -> Int
-    {
+    private func act(_ node: ServeProcess, _ mission: String, _ action: String) async -> Int {
       var status = 0
       _ = await eventually(60) {
         status =
@@ -81,10 +75,10 @@ extension ServeSuite {
       defer { receiver.stop() }
       let server = try node(uri, webhook, walking: true, tag: "node", in: sandbox)
       defer { server.stop() }
-      #expect(try await act(server, "sig-101", "accept") == 200)
-      #expect(try await act(server, "sig-101", "start") == 200)
+      #expect(await act(server, "sig-101", "accept") == 200)
+      #expect(await act(server, "sig-101", "start") == 200)
       #expect(await eventually(60) { arrived(receiver) })
-      #expect(try await act(server, "sig-101", "submit") == 200)
+      #expect(await act(server, "sig-101", "submit") == 200)
       let stored = try await Outbox.storedSequences(server)
       #expect(stored.count > 10)
       #expect(await eventually(60) { Set(deliveryCounts(receiver).keys) == Set(stored) })
@@ -111,10 +105,10 @@ extension ServeSuite {
         uri, webhook + ["--worker", "node-b"], walking: false, tag: "node-b", in: sandbox)
       defer { nodeB.stop() }
       // Events written by both nodes: node A's walk, node B's accept and submit.
-      #expect(try await act(nodeB, "sig-101", "accept") == 200)
-      #expect(try await act(nodeA, "sig-101", "start") == 200)
+      #expect(await act(nodeB, "sig-101", "accept") == 200)
+      #expect(await act(nodeA, "sig-101", "start") == 200)
       #expect(await eventually(60) { arrived(receiver) })
-      #expect(try await act(nodeB, "sig-101", "submit") == 200)
+      #expect(await act(nodeB, "sig-101", "submit") == 200)
       let stored = try await Outbox.storedSequences(nodeB)
       #expect(stored.count > 10)
       #expect(await eventually(60) { Set(deliveryCounts(receiver).keys) == Set(stored) })
@@ -149,8 +143,8 @@ extension ServeSuite {
       defer { receiver.stop() }
       let nodeA = try node(uri, webhook, walking: true, tag: "node-a", in: sandbox)
       defer { nodeA.stop() }
-      #expect(try await act(nodeA, "sig-101", "accept") == 200)
-      #expect(try await act(nodeA, "sig-101", "start") == 200)
+      #expect(await act(nodeA, "sig-101", "accept") == 200)
+      #expect(await act(nodeA, "sig-101", "start") == 200)
       #expect(await eventually(60) { !Outbox.delivered(receiver).isEmpty })
       // Node B comes while node A delivers: A holds the webhook's claim.
       let nodeB = try node(
@@ -165,9 +159,9 @@ extension ServeSuite {
       #expect(
         twice.isEmpty, "delivered twice while node A held the webhook: \(twice.keys.sorted())")
       // Events after the kill, all by node B.
-      #expect(try await act(nodeB, "sig-101", "cancel") == 200)
-      #expect(try await act(nodeB, "sig-102", "accept") == 200)
-      #expect(try await act(nodeB, "sig-102", "cancel") == 200)
+      #expect(await act(nodeB, "sig-101", "cancel") == 200)
+      #expect(await act(nodeB, "sig-102", "accept") == 200)
+      #expect(await act(nodeB, "sig-102", "cancel") == 200)
       let stored = try await Outbox.storedSequences(nodeB)
       #expect(await eventually(60) { Set(stored).isSubset(of: deliveryCounts(receiver).keys) })
       let missing = Set(stored).subtracting(deliveryCounts(receiver).keys)
@@ -195,14 +189,14 @@ extension ServeSuite {
         uri, ["--mqtt", broker.url, "--worker", "node-b"], walking: false, tag: "node-b",
         in: sandbox)
       defer { nodeB.stop() }
-      #expect(try await act(nodeA, "sig-101", "accept") == 200)
-      #expect(try await act(nodeA, "sig-101", "start") == 200)
+      #expect(await act(nodeA, "sig-101", "accept") == 200)
+      #expect(await act(nodeA, "sig-101", "start") == 200)
       let topic = "missiontrack/missions/sig-101/events "
       func published(_ messages: [String]) -> [Int64] {
         messages.filter { $0.hasPrefix(topic) }.compactMap(Outbox.sequence(inMessage:))
       }
       subscriber.wait(timeout: 60) { $0.contains { $0.hasPrefix(topic) && $0.contains("arrived") } }
-      #expect(try await act(nodeB, "sig-101", "submit") == 200)
+      #expect(await act(nodeB, "sig-101", "submit") == 200)
       let stored = try await Outbox.storedSequences(nodeB)
       #expect(stored.count > 10)
       let seqs = published(subscriber.wait(timeout: 60) { Set(published($0)) == Set(stored) })
