@@ -1,8 +1,7 @@
 import Foundation
+import MissionFiles
 import Synchronization
 import Testing
-
-import MissionFiles
 
 @Suite struct ChunkHandOverTests {
   /// A flag the producers spin on.
