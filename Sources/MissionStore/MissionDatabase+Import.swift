@@ -69,9 +69,11 @@ extension MissionDatabase {
     }
     return try withConnection { connection in
       let replaced = try connection.transaction {
-        try withBulkLoadLocked(adding: records.count, connection) {
+        let replaced = try withBulkLoadLocked(adding: records.count, connection) {
           try storeLocked(records, replace: replacingExisting, at: time, fileName, connection)
         }
+        try Self.refuseCommitIfInterrupted(isInterrupted, fileName)
+        return replaced
       }
       return ImportSummary(
         format: format, missionIDs: records.map(\.mission.id), replacedCount: replaced)
@@ -103,7 +105,7 @@ extension MissionDatabase {
     ids.reserveCapacity(plan.recordCount)
     let replaced = try withConnection { connection in
       try connection.transaction {
-        try withBulkLoadLocked(adding: plan.recordCount, connection) {
+        let replaced = try withBulkLoadLocked(adding: plan.recordCount, connection) {
           var firstLine: [String: Int] = [:]
           firstLine.reserveCapacity(plan.recordCount)
           var duplicate: StoreError?
@@ -154,9 +156,20 @@ extension MissionDatabase {
           if let refused { throw refused }
           return replaced
         }
+        try Self.refuseCommitIfInterrupted(isInterrupted, fileName)
+        return replaced
       }
     }
     return ImportSummary(format: .csv, missionIDs: ids, replacedCount: replaced)
+  }
+
+  /// Throws `interrupted` when `interrupt()` was called since the import began: checked
+  /// last before the commit, since an interrupt that came between two statements (after
+  /// the last insert, before or after an index rebuild) stopped none of them.
+  private static func refuseCommitIfInterrupted(
+    _ isInterrupted: () -> Bool, _ fileName: String
+  ) throws {
+    if isInterrupted() { throw StoreError(MissionFileError.interrupted(file: fileName)) }
   }
 
   /// Stores validated records inside the caller's transaction; a refused record fails with
