@@ -33,14 +33,8 @@ extension PostgresDatabase {
     fileName: String? = nil
   ) throws -> PostgresImportSummary {
     try importRows(
-      count: records.count, replacingExisting: replacingExisting, at: time, fileName: fileName
-    ) { connection in
-      _ = try connection.copy(
-        Self.copyImport,
-        from: CopyChunks(
-          rows: records.lazy.map { ($0.mission, $0.properties, $0.line) },
-          perChunk: Self.rowsPerChunk))
-    }
+      records.lazy.map { ($0.mission, $0.properties, $0.line) }, count: records.count,
+      replacingExisting: replacingExisting, at: time, fileName: fileName)
   }
 
   /// Reads a mission file's bytes and imports its records, all or nothing, as
@@ -86,14 +80,8 @@ extension PostgresDatabase {
     _ missions: [Mission], replacingExisting: Bool = false, at time: Date = Date()
   ) throws -> PostgresImportSummary {
     try importRows(
-      count: missions.count, replacingExisting: replacingExisting, at: time, fileName: nil
-    ) { connection in
-      _ = try connection.copy(
-        Self.copyImport,
-        from: CopyChunks(
-          rows: missions.lazy.enumerated().map { ($1, "{}", $0 + 1) },
-          perChunk: Self.rowsPerChunk))
-    }
+      missions.lazy.enumerated().map { ($1, "{}", $0 + 1) }, count: missions.count,
+      replacingExisting: replacingExisting, at: time, fileName: nil)
   }
 
   /// Rows per `COPY` data message: large enough that libpq's buffer does the batching.
@@ -105,6 +93,19 @@ extension PostgresDatabase {
 
   /// The statement that receives the rows of an import.
   private static let copyImport = "COPY mission_import FROM STDIN"
+
+  /// Runs an import of `rows` (mission, unknown fields as JSON, line), `count` of them,
+  /// sent to `copyImport` a chunk at a time.
+  private func importRows<Rows: Sequence<(Mission, String, Int)>>(
+    _ rows: Rows, count: Int, replacingExisting: Bool, at time: Date, fileName: String?
+  ) throws -> PostgresImportSummary {
+    try importRows(
+      count: count, replacingExisting: replacingExisting, at: time, fileName: fileName
+    ) { connection in
+      _ = try connection.copy(
+        Self.copyImport, from: CopyChunks(rows: rows, perChunk: Self.rowsPerChunk))
+    }
+  }
 
   /// Runs an import of `count` records whose rows `copy` sends with `copyImport`;
   /// `fileName` names the file in a refusal of a second tracked mission.

@@ -11,8 +11,7 @@ import Testing
 
 /// The built `missiontrack` binary with `--db postgresql://…` on a private cluster: the
 /// commands that run on PostgreSQL answer byte for byte what they answer on SQLite for the
-/// same missions, a URI that cannot be used fails in one line, and the commands that do not
-/// run on PostgreSQL yet refuse it in one line (`replay` and `track`:
+/// same missions, and a URI that cannot be used fails in one line (`replay` and `track`:
 /// PostgresCommandTests+Tracking.swift).
 @Suite(
   .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
