@@ -155,9 +155,13 @@ struct TrackingSession {
         "worker \(shownWorker) already tracks mission \(tracked.terminalSafe): submit or "
           + "cancel it first")
     }
-    guard let mission = await engine.mission(id) else {
+    guard let lifecycle = await engine.lifecycle(id) else {
       throw CLIError.failure("no mission with id '\(id.terminalSafe)'")
     }
+    // As it was before this run: the engine resumes a tracked mission's source as it opens,
+    // and may have moved it on (a fast replay to its arrival) by now.
+    var mission = lifecycle.mission
+    if let first = lifecycle.transitions.first { mission.state = first.from }
     if mission.state != .open, let owner = mission.workerID, owner != worker {
       throw CLIError.failure(
         "mission \(id.terminalSafe) belongs to worker \(owner.terminalSafe), not "
