@@ -18,4 +18,12 @@ package protocol TrackingLeaseStore: Sendable {
   ///   process holds it; `WorkerRefusal.invalidWorker` (or the store's form) for an id that
   ///   is not one.
   func claimTracking(holder: String, worker: String) throws -> Lease
+
+  /// Takes the right to decide `worker`'s pushed positions beside the other `serve`
+  /// processes of the database. Where the store refuses a batch decided from a state another
+  /// process has moved on (`TrackingError.decidedElsewhere`: PostgreSQL), the lease is
+  /// shared by those processes and still excludes a `replay` or `track` of the worker;
+  /// elsewhere it is `claimTracking`'s lease, held by one process.
+  /// - Throws: As `claimTracking`.
+  func claimSharedTracking(holder: String, worker: String) throws -> Lease
 }

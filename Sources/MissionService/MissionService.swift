@@ -184,6 +184,9 @@ package final class MissionService: @unchecked Sendable {
       case .illegalTransition, .acceptedByAnother, .workerBusy, .changedElsewhere:
         return .conflict(oneLine("\(error)"))
       case .invalidConfiguration, .unknownWorker: return .invalid(oneLine("\(error)"))
+      case .decidedElsewhere:
+        // Other nodes kept deciding the worker's positions: the client sends them again.
+        return .unavailable(oneLine("\(error)"))
       }
     case let error as StoreError:
       switch error {

@@ -10,8 +10,10 @@ import MissionTracking
 /// mission is tracked; it is released when tracking ends, so a `replay --worker W` after
 /// the mission runs at once. While another process holds it (a `replay` or `track` of that
 /// worker), the worker's positions are refused with 503: phones keep them and send them
-/// again, and the other tracker's mission is not fed twice. The worker the configured source
-/// feeds is not claimed here: `serve` holds its lease for as long as it runs.
+/// again, and the other tracker's mission is not fed twice. On PostgreSQL the `serve` nodes
+/// share the lease (`claimSharedTracking`): any node takes any worker's positions, and
+/// their decisions serialize on the session's row (DESIGN §10). The worker the configured
+/// source feeds is not claimed here: `serve` holds its lease for as long as it runs.
 ///
 /// `@unchecked Sendable`: `held` and `watched` are only touched while holding `lock`.
 final class PhoneLeases: @unchecked Sendable {
@@ -39,7 +41,8 @@ final class PhoneLeases: @unchecked Sendable {
     try lock.withLock {
       guard held[worker] == nil else { return }
       do {
-        held[worker] = try database.claimTracking(holder: "missiontrack serve", worker: worker)
+        held[worker] = try database.claimSharedTracking(
+          holder: "missiontrack serve", worker: worker)
       } catch let error as StoreError {
         guard case .trackingLeaseHeld = error else {
           throw ServiceError.internalError(error.description)

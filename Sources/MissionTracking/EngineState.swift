@@ -233,17 +233,36 @@ package struct EngineState: Sendable {
     guard sessions[worker] == nil else { return [] }
     generation += 1
     lastEnds[worker] = nil
-    var inside: [Geofence] = []
-    if configuration.evaluatesOtherFences, let resume {
-      // Fences the worker was inside when tracking stopped, wherever the worker is now, so
-      // that they can still exit and are never entered twice.
-      inside = resume.fenceStates.filter { $0.value.isInside && $0.key != missionID }.keys
-        .sorted().compactMap { lifecycles[$0].map { Geofence(mission: $0.mission) } }
-    }
     sessions[worker] = WorkerSession(
       workerID: worker, mission: mission, generation: generation, startTime: startTime,
-      configuration: configuration, resume: resume, fencesInside: inside)
+      configuration: configuration, resume: resume,
+      fencesInside: fencesInside(resume, excluding: missionID))
     return [.openSource(worker: worker, generation: generation)]
+  }
+
+  /// The fences of other missions the worker was inside when `resume` was stored, wherever
+  /// the worker is now, so that they can still exit and are never entered twice.
+  private func fencesInside(_ resume: TrackingPipeline.Resume?, excluding missionID: String)
+    -> [Geofence]
+  {
+    guard configuration.evaluatesOtherFences, let resume else { return [] }
+    return resume.fenceStates.filter { $0.value.isInside && $0.key != missionID }.keys
+      .sorted().compactMap { lifecycles[$0].map { Geofence(mission: $0.mission) } }
+  }
+
+  /// Another process recorded `worker`'s decisions since its session read them
+  /// (`TrackingError.decidedElsewhere`): the session continues from the store's `resume`,
+  /// the same generation and start, as a restart would; its cleaning counts so far are kept
+  /// in the totals. Nothing to do when the worker has no session any more.
+  package mutating func resynchronize(worker: String, resume: TrackingPipeline.Resume?) {
+    guard let session = sessions[worker], let mission = lifecycles[session.missionID]?.mission,
+      mission.state.isTracking
+    else { return }
+    endedSummary.add(session.pipeline.summary)
+    sessions[worker] = WorkerSession(
+      workerID: worker, mission: mission, generation: session.generation,
+      startTime: session.startTime, configuration: configuration, resume: resume,
+      fencesInside: fencesInside(resume, excluding: mission.id))
   }
 
   /// A batch of reports from session `generation` of `worker`'s source (dropped when that

@@ -391,7 +391,37 @@ public actor MissionEngine {
     return takeClosedTasks()
   }
 
+  /// `worker`'s pushed fixes, decided again from the store's state while another process
+  /// (another `serve` node on the same database) recorded the worker's decisions since this
+  /// session read them: what that process recorded counts as duplicates here.
   private func ingestNow(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
+    var attempts = 0
+    while true {
+      attempts += 1
+      do {
+        return try await ingestOnce(fixes, worker: worker)
+      } catch TrackingError.decidedElsewhere where attempts < 8 {
+        // Other deciders winning eight times in a row: the error reaches the caller (the
+        // session stays and reads the store again next time).
+        try await resynchronize(worker: worker)
+      }
+    }
+  }
+
+  /// Brings `worker`'s session up to the store: the store's changes (a stop or an arrival
+  /// by another process), then the session's recorded state.
+  private func resynchronize(worker: String) async throws {
+    if let token = changeToken {
+      let changes = try await store.changes(after: token)
+      changeToken = changes.token
+      try await run(state.apply(changes, now: clock.now()))
+    }
+    guard let missionID = state.sessions[worker]?.missionID else { return }
+    let resume = try await store.resumePoint(ofMission: missionID)
+    state.resynchronize(worker: worker, resume: resume)
+  }
+
+  private func ingestOnce(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
     let before = state.sessions[worker]?.pipeline.summary ?? CleaningSummary()
     let (actions, processed, untracked) = state.ingest(fixes, worker: worker)
     guard processed > 0 else {
@@ -401,6 +431,8 @@ public actor MissionEngine {
       try await run(actions)
       try await run(state.ingested(worker: worker))
     } catch {
+      // Decided again from the store's state by the caller.
+      if case TrackingError.decidedElsewhere = error { throw error }
       try? await run(state.failed(worker: worker, error: error, now: clock.now()))
       if case TrackingError.changedElsewhere = error {
         return IngestCounts(

@@ -17,6 +17,10 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Another process changed mission `missionID` first: the store holds it in `state`, so
   /// the write that assumed otherwise was refused.
   case changedElsewhere(missionID: String, state: MissionState)
+  /// Another process recorded decisions of worker `workerID`'s session of mission
+  /// `missionID` since this one read it (another `serve` node took the worker's positions):
+  /// the batch decided from the older state was refused and nothing of it was recorded.
+  case decidedElsewhere(missionID: String, workerID: String)
 
   /// One line that names the mission, its state and the attempted action.
   public var description: String {
@@ -32,6 +36,8 @@ public enum TrackingError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unknownMission(let id): "unknown mission \(id)"
     case .changedElsewhere(let id, let state):
       "mission \(id) was changed by another process: it is \(state.rawValue) now"
+    case .decidedElsewhere(let id, let worker):
+      "worker \(worker)'s positions for mission \(id) were decided by another process meanwhile"
     }
   }
 }

@@ -70,14 +70,19 @@ public struct TrackingPipeline: Sendable {
     public var lastDelivered: Fix?
     /// The distance travelled so far, metres.
     public var travelledMeters: Double
+    /// How many batches of the session the store holds: the version the next batch follows
+    /// (`TrackingBatch.basedOnVersion`); 0 on a store that does not count them.
+    public var version: Int64
 
     /// Creates resume data.
     public init(
-      fenceStates: [String: FenceState], lastDelivered: Fix? = nil, travelledMeters: Double = 0
+      fenceStates: [String: FenceState], lastDelivered: Fix? = nil, travelledMeters: Double = 0,
+      version: Int64 = 0
     ) {
       self.fenceStates = fenceStates
       self.lastDelivered = lastDelivered
       self.travelledMeters = travelledMeters
+      self.version = version
     }
   }
 
@@ -114,7 +119,9 @@ public struct TrackingPipeline: Sendable {
       lastDelivered: resume?.lastDelivered?.coordinate,
       travelledMeters: resume?.travelledMeters ?? 0)
     var states = resume?.fenceStates ?? [:]
-    if resume != nil && states.isEmpty { states[mission.id] = FenceState() }
+    // A track without fence states: the worker was outside (the first enter is not
+    // `initial`). A resume that only counts batches (none delivered a fix) starts fresh.
+    if resume?.lastDelivered != nil && states.isEmpty { states[mission.id] = FenceState() }
     geofence = GeofenceEvaluator(
       missionID: mission.id, primary: Geofence(mission: mission), others: nearbyFences,
       states: states, configuration: configuration.geofence)

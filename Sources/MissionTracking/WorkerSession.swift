@@ -37,6 +37,9 @@ package struct WorkerSession: Sendable {
   package private(set) var lastDelivered: Fix?
   /// The status of the latest source event.
   package private(set) var sourceStatus: SourceStatus.Kind?
+  /// How many batches of this session the store holds once every batch made so far is
+  /// recorded: the next batch is based on it (`TrackingBatch.basedOnVersion`).
+  package private(set) var version: Int64
   /// The input ended: the held-back epoch and the rejection summary were released.
   package private(set) var isFinished = false
   /// The source said itself that it ended (a `source` `ended` event was made).
@@ -68,6 +71,7 @@ package struct WorkerSession: Sendable {
     nearbyRefreshMeters = configuration.nearbyRefreshMeters
     if evaluatesOtherFences, !fencesInside.isEmpty { pipeline.replaceNearbyFences(fencesInside) }
     lastDelivered = resume?.lastDelivered
+    version = resume?.version ?? 0
   }
 
   /// Processes `reports` in order; stops after the report that first enters the mission's
@@ -221,8 +225,9 @@ package struct WorkerSession: Sendable {
         break
       }
     }
+    defer { version += 1 }
     return TrackingBatch(
       missionID: missionID, workerID: workerID, events: events, fenceStates: states,
-      travelledMeters: pipeline.travelledMeters)
+      travelledMeters: pipeline.travelledMeters, basedOnVersion: version)
   }
 }

@@ -126,6 +126,20 @@ extension PostgresDatabase: ServiceStore {
     return try leases.claim(worker: Identifier.normalized(worker), holder: holder)
   }
 
+  /// Takes the right to decide `worker`'s pushed positions beside the other nodes: the same
+  /// advisory lock in shared mode, so every `serve` node may hold it at once while a
+  /// `replay` or `track` of the worker (which takes it exclusively) may not. The nodes'
+  /// decisions serialize on the session row instead (`record`).
+  /// - Throws: As `claimTracking`.
+  package func claimSharedTracking(holder: String, worker: String) throws
+    -> PostgresWorkerLease
+  {
+    if let problem = Identifier.problem(with: worker) {
+      throw WorkerRefusal.invalidWorker(id: worker, reason: problem)
+    }
+    return try leases.claim(worker: Identifier.normalized(worker), holder: holder, shared: true)
+  }
+
   /// Checks that the server takes a write now, without waiting for one that went away: a
   /// connection answers and the database is not read-only (a hot standby).
   package func checkWritable() throws {

@@ -23,17 +23,19 @@ package final class PostgresLeaseHolder: Sendable {
     var connection: PostgresConnection?
     /// Which connection `connection` is (a lease releases only on the one it locked on).
     var generation = 0
-    /// The workers this process holds, with their lock keys and holders.
-    var held: [String: (key: Int64, holder: String)] = [:]
+    /// The workers this process holds, with their lock keys, holders and modes.
+    var held: [String: (key: Int64, holder: String, shared: Bool)] = [:]
   }
 
   /// Leases on the database at `uri` (connected at the first claim).
   init(uri: String) { self.uri = uri }
 
-  /// Takes `worker`'s lease for `holder` (for instance "missiontrack serve").
+  /// Takes `worker`'s lease for `holder` (for instance "missiontrack serve"): exclusive, or
+  /// `shared` with the other sessions that take it shared.
   /// - Throws: `MissionRefusal.trackingLeaseHeld` naming the holder while another session
-  ///   (or this process) holds it; `PostgresError` when the server cannot be reached.
-  func claim(worker: String, holder: String) throws -> PostgresWorkerLease {
+  ///   (or this process) holds it in a conflicting mode; `PostgresError` when the server
+  ///   cannot be reached.
+  func claim(worker: String, holder: String, shared: Bool = false) throws -> PostgresWorkerLease {
     try state.withLock { state in
       var connection: PostgresConnection
       if let open = state.connection, open.isOpen {
@@ -56,9 +58,11 @@ package final class PostgresLeaseHolder: Sendable {
       }
       let claimed = try connection.query(
         """
-        SELECT k.key, pg_try_advisory_lock(k.key) AS locked
+        SELECT k.key,
+          CASE WHEN :shared THEN pg_try_advisory_lock_shared(k.key)
+            ELSE pg_try_advisory_lock(k.key) END AS locked
         FROM (SELECT hashtextextended('missiontrack tracking ' || :worker, 0) AS key) AS k
-        """, ["worker": worker])
+        """, ["worker": worker, "shared": shared])
       let key = claimed.int64(0, "key") ?? 0
       guard claimed.bool(0, "locked") == true else {
         let holder = try connection.query(
@@ -75,7 +79,7 @@ package final class PostgresLeaseHolder: Sendable {
           database: database, worker: worker,
           holder: holder.flatMap { $0.isEmpty ? nil : $0 } ?? "another process")
       }
-      state.held[worker] = (key, holder)
+      state.held[worker] = (key, holder, shared)
       return PostgresWorkerLease(holder: self, worker: worker, generation: state.generation)
     }
   }
@@ -83,11 +87,13 @@ package final class PostgresLeaseHolder: Sendable {
   /// Gives `worker`'s lease up, when it is still held on the session it was taken on.
   func release(worker: String, generation: Int) {
     state.withLock { state in
-      guard state.generation == generation, let key = state.held.removeValue(forKey: worker)?.key,
+      guard state.generation == generation, let held = state.held.removeValue(forKey: worker),
         let connection = state.connection
       else { return }
       // A failure means the session is gone, and its locks with it.
-      _ = try? connection.query("SELECT pg_advisory_unlock(:key)", ["key": key])
+      _ = try? connection.query(
+        held.shared ? "SELECT pg_advisory_unlock_shared(:key)" : "SELECT pg_advisory_unlock(:key)",
+        ["key": held.key])
     }
   }
 }

@@ -15,6 +15,8 @@ struct PostgresMigration: Sendable {
     PostgresMigration(version: 3, name: "the outbox: webhooks, deliveries, cursors", sql: outbox),
     PostgresMigration(
       version: 4, name: "missions located by a GiST index on geometry", sql: geometryIndex),
+    PostgresMigration(
+      version: 5, name: "tracking sessions count their batches", sql: sessionVersions),
   ]
 
   /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN
@@ -36,6 +38,14 @@ struct PostgresMigration: Sendable {
     DROP INDEX missions_location;
     CREATE INDEX missions_location_geometry ON missions USING gist ((location::geometry));
     """
+
+  /// Version 5: `tracking_sessions.version`, the number of batches recorded for the
+  /// mission's session. Several nodes decide one worker's positions: each batch names the
+  /// version it was decided from, and `PostgresDatabase.record` stores it only while the row
+  /// (locked to the transaction's end) still holds that version, so no two nodes record
+  /// decisions made from one state (DESIGN §10).
+  static let sessionVersions =
+    "ALTER TABLE tracking_sessions ADD COLUMN version bigint NOT NULL DEFAULT 0"
 
   /// The advisory lock key that serializes migrations of nodes starting at once
   /// (`'missiontrack'` as bytes).

@@ -243,7 +243,7 @@ struct PostgresServeTests {
     #expect(down.err.contains("Connection refused") && !down.err.contains("hunter2"), "\(down.err)")
   }
 
-  @Test func aWorkerIsTrackedByOneNodeOfTheDatabaseUntilThatNodeDies() throws {
+  @Test func anyNodeTakesAPhonesPositionsAndAReplayOfItsWorkerIsRefusedMeanwhile() throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
     let nodeA = try ServeProcess(["--db", uri], in: box.directory, tag: "lease-a")
@@ -259,8 +259,8 @@ struct PostgresServeTests {
           + " is already being tracked by pid \(nodeA.process.processIdentifier) (missiontrack serve)"
       ),
       "\(refused.err)")
-    // A phone's worker: its lease is taken by the node its positions reach, and refused on
-    // the other while the first tracks it.
+    // A phone's worker: both nodes take its positions (they share its lease), and a replay
+    // of the worker is refused while they track it.
     let nodeB = try ServeProcess(
       ["--db", uri, "--worker", "rig-b"], in: box.directory, tag: "lease-b")
     defer { _ = nodeB.stop() }
@@ -283,28 +283,30 @@ struct PostgresServeTests {
       #expect(response.status < 300, "\(path): \(String(decoding: response.body, as: UTF8.self))")
     }
     var time = Int(Date().timeIntervalSince1970) + 1
-    func position(_ node: ServeProcess) throws -> RawHTTP.Response {
-      time += 1
+    // 111 m apart 20 s apart: each is delivered past the distance filter, at a walker's pace.
+    func position(_ node: ServeProcess, latitude: Double) throws -> RawHTTP.Response {
+      time += 20
       return try RawHTTP.request(
         port: node.port, "GET",
-        "/v1/ingest/osmand?id=p1&secret=s3cret&timestamp=\(time)&lat=59.61&lon=17.7")
+        "/v1/ingest/osmand?id=p1&secret=s3cret&timestamp=\(time)&lat=\(latitude)&lon=17.7")
     }
-    #expect(try position(nodeA).status == 200)
-    let elsewhere = try position(nodeB)
-    #expect(elsewhere.status == 503)
+    #expect(try position(nodeA, latitude: 59.61).status == 200)
+    let elsewhere = try position(nodeB, latitude: 59.611)
+    #expect(elsewhere.status == 200, "\(elsewhere.text)")
+    let replay = try ServeProcess.run(
+      ["replay", CLISandbox.walkNMEA, "--worker", "phone", "--db", uri], in: box.directory,
+      timeout: 30)
+    #expect(replay.status == 1)
+    #expect(replay.err.split(separator: "\n").count == 1, "\(replay.err)")
     #expect(
-      String(decoding: elsewhere.body, as: UTF8.self).contains(
-        "worker phone on database"), "\(String(decoding: elsewhere.body, as: UTF8.self))")
-    // Node A dies: the server ends its session, and with it the lease.
-    nodeA.crash()
-    let deadline = Date().addingTimeInterval(10)
-    var status = 0
-    while Date() < deadline {
-      status = try position(nodeB).status
-      if status == 200 { break }
-      usleep(100_000)
-    }
-    #expect(status == 200)
+      replay.err.contains("worker phone on database")
+        && replay.err.contains("is already being tracked by pid")
+        && replay.err.contains("(missiontrack serve)"),
+      "\(replay.err)")
+    let stored = try PostgresTestCluster.shared.get().sql(
+      "SELECT count(*) FROM track WHERE mission_id = 'm-1'",
+      database: String(uri.split(separator: "/").last?.split(separator: "?").first ?? ""))
+    #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
   }
 
   @Test func whileTheServerIsDownHealthzSaysSoAndTheNodeCatchesUpAfter() throws {
