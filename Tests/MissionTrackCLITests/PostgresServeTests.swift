@@ -9,7 +9,8 @@ import Testing
 
 /// `missiontrack serve --db postgresql://…`, the built binary over real HTTP on loopback:
 /// the API answers as it does on SQLite, two nodes on one database follow each other, and
-/// a server it cannot reach fails in one line. (Webhooks and MQTT: `PostgresOutboxTests`.)
+/// a server it cannot reach fails in one line. (Webhooks and MQTT: `PostgresOutboxTests`;
+/// an outage under two nodes: `PostgresOutageTests`.)
 @Suite(
   .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
   .enabled(
@@ -307,37 +308,5 @@ struct PostgresServeTests {
       "SELECT count(*) FROM track WHERE mission_id = 'm-1'",
       database: String(uri.split(separator: "/").last?.split(separator: "?").first ?? ""))
     #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
-  }
-
-  @Test func whileTheServerIsDownHealthzSaysSoAndTheNodeCatchesUpAfter() throws {
-    let box = try CLISandbox()
-    // A cluster of its own: stopping it must not disturb the other tests.
-    let cluster = try PostgresTestCluster()
-    let uri = try cluster.createDatabase()
-    let node = try ServeProcess(["--db", uri], in: box.directory, tag: "outage")
-    defer { _ = node.stop() }
-    #expect(try RawHTTP.request(port: node.port, "GET", "/healthz").status == 200)
-    try cluster.stop()
-    let asked = Date()
-    let down = try RawHTTP.request(port: node.port, "GET", "/healthz")
-    #expect(down.status == 503)
-    #expect(String(decoding: down.body, as: UTF8.self).hasPrefix("database not writable"))
-    #expect(Date().timeIntervalSince(asked) < 3)
-    try cluster.start()
-    // Another process writes once the server is back; the node's waiter reconnected, and
-    // its grid catches up from the change log.
-    let imported = try ServeProcess.run(
-      ["missions", "import", CLISandbox.demoMissions, "--db", uri], in: box.directory)
-    #expect(imported.status == 0, "\(imported.err)")
-    let deadline = Date().addingTimeInterval(10)
-    var seen = false
-    while Date() < deadline, !seen {
-      let nearby = try RawHTTP.request(
-        port: node.port, "GET", "/v1/missions?lat=59.6175&lon=17.7230&radius_m=2000")
-      seen = String(decoding: nearby.body, as: UTF8.self).contains(#""id":"sig-101""#)
-      if !seen { usleep(50_000) }
-    }
-    #expect(seen)
-    #expect(try RawHTTP.request(port: node.port, "GET", "/healthz").status == 200)
   }
 }
