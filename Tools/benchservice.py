@@ -1,10 +1,12 @@
-"""Set-up shared by the service benchmarks (Tools/bench-ingest, Tools/bench-fleet-latency):
-build release, start `missiontrack serve` on a free loopback port, register workers with an
-OsmAnd and an Overland device each, accept and start one mission per worker."""
+"""Set-up shared by the service benchmarks (Tools/bench-ingest, Tools/bench-fleet-latency)
+and Tools/fleet-demo: build release, start `missiontrack serve` on a free loopback port,
+register workers with an OsmAnd and an Overland device each, accept and start one mission
+per worker, and start a private PostgreSQL cluster."""
 
 import concurrent.futures
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
+PG = "/usr/lib/postgresql/15/bin"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BIN = os.path.join(ROOT, ".build/release/missiontrack")
 METERS_PER_DEGREE = 6371008.8 * 3.141592653589793 / 180
@@ -120,3 +123,33 @@ def track(port, missions, program):
             raise SystemExit(f"{program}: start {mission}: {status} {text}")
 
     in_parallel(accept_and_start, range(len(missions)))
+
+
+def as_postgres(arguments):
+    """`arguments` run as the postgres user when we are root (initdb refuses root)."""
+    return (["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []) + arguments
+
+
+def start_cluster(work, database):
+    """A private PostgreSQL cluster in WORK/data on a free loopback port, its socket in
+    WORK/socket (never the system cluster), default durability, with DATABASE created;
+    returns the database's URI. Stop it with `stop_cluster(work)`."""
+    port = free_port()
+    os.makedirs(f"{work}/socket")
+    if os.getuid() == 0:
+        shutil.chown(work, "postgres", "postgres")
+        shutil.chown(f"{work}/socket", "postgres", "postgres")
+    run(as_postgres([f"{PG}/initdb", "-D", f"{work}/data", "-A", "trust", "-U", "postgres",
+                     "-E", "UTF8", "--locale=C"]))
+    run(as_postgres([
+        f"{PG}/pg_ctl", "-D", f"{work}/data", "-l", f"{work}/server.log", "-w", "-o",
+        f"-p {port} -k {work}/socket -c listen_addresses=127.0.0.1", "start"]))
+    run([f"{PG}/psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+         "-d", "postgres", "-c", f"CREATE DATABASE {database}"])
+    return f"postgresql://postgres@127.0.0.1:{port}/{database}"
+
+
+def stop_cluster(work):
+    """Stops the cluster `start_cluster(work, …)` started (its files stay in WORK)."""
+    subprocess.run(as_postgres([f"{PG}/pg_ctl", "-D", f"{work}/data", "-m", "fast", "-w",
+                                "stop"]), capture_output=True)

@@ -361,6 +361,32 @@ public actor MissionEngine {
   private func performNow(
     _ action: MissionAction, on id: String, worker: String?, at time: Date
   ) async throws -> (MissionTransition?, [Task<Void, Never>]) {
+    // Decided from what this process knows, which another process (another node behind
+    // the same load balancer) may have changed since the last poll: an accept there and a
+    // start here a moment later. A refusal, or nothing to change, is decided once more
+    // after catching up with the store.
+    var closed: [Task<Void, Never>] = []
+    do {
+      let (transition, tasks) = try await performOnce(action, on: id, worker: worker, at: time)
+      guard transition == nil else { return (transition, tasks) }
+      closed = tasks
+    } catch let error as TrackingError {
+      switch error {
+      case .illegalTransition, .acceptedByAnother, .workerBusy, .unknownMission,
+        .changedElsewhere:
+        break
+      default:
+        throw error
+      }
+    }
+    try await catchUp()
+    let (transition, tasks) = try await performOnce(action, on: id, worker: worker, at: time)
+    return (transition, closed + tasks)
+  }
+
+  private func performOnce(
+    _ action: MissionAction, on id: String, worker: String?, at time: Date
+  ) async throws -> (MissionTransition?, [Task<Void, Never>]) {
     try await run(try state.prepare(action, on: id, worker: worker, at: time))
     guard let transition = try state.transition(action, on: id, worker: worker, at: time) else {
       return (nil, takeClosedTasks())
@@ -380,15 +406,21 @@ public actor MissionEngine {
   /// One poll of the store; nil once shut down, else the sources it closed.
   private func pollNow() async -> [Task<Void, Never>]? {
     guard !state.isShutDown else { return nil }
-    guard let token = changeToken else { return [] }
     do {
-      let changes = try await store.changes(after: token)
-      changeToken = changes.token
-      try await run(state.apply(changes, now: clock.now()))
+      try await catchUp()
     } catch {
       // A busy or briefly unreadable store: the next poll tries again.
     }
     return takeClosedTasks()
+  }
+
+  /// Applies the store's changes since the last look: other processes' imports and
+  /// transitions.
+  private func catchUp() async throws {
+    guard let token = changeToken else { return }
+    let changes = try await store.changes(after: token)
+    changeToken = changes.token
+    try await run(state.apply(changes, now: clock.now()))
   }
 
   /// `worker`'s pushed fixes, decided again from the store's state while another process
@@ -411,11 +443,7 @@ public actor MissionEngine {
   /// Brings `worker`'s session up to the store: the store's changes (a stop or an arrival
   /// by another process), then the session's recorded state.
   private func resynchronize(worker: String) async throws {
-    if let token = changeToken {
-      let changes = try await store.changes(after: token)
-      changeToken = changes.token
-      try await run(state.apply(changes, now: clock.now()))
-    }
+    try await catchUp()
     guard let missionID = state.sessions[worker]?.missionID else { return }
     let resume = try await store.resumePoint(ofMission: missionID)
     state.resynchronize(worker: worker, resume: resume)

@@ -106,8 +106,12 @@ final class PostgresConnection: @unchecked Sendable {
   /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   /// - Throws: what `body` throws; `PostgresError` of kind `.commitOutcomeUnknown` when the
   ///   connection broke during `COMMIT`.
-  func transaction<T>(isolation: String? = nil, _ body: () throws -> T) throws -> T {
-    try execute(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
+  func transaction<T>(
+    isolation: String? = nil, waitingForDisk: Bool = true, _ body: () throws -> T
+  ) throws -> T {
+    var begin = isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"
+    if !waitingForDisk { begin += "; SET LOCAL synchronous_commit TO off" }
+    try execute(begin)
     let value: T
     do {
       value = try body()

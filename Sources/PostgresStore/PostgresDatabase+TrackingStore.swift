@@ -118,71 +118,69 @@ extension PostgresDatabase: TrackingStore {
   ///   `PostgresError`.
   package func record(_ batch: TrackingBatch) throws {
     try Self.refuseStateEvents(batch.events)
-    try withConnection { connection in
-      try connection.transaction {
-        // FOR SHARE: a transition of this mission waits until the batch commits, and a
-        // batch after a stop sees the stop.
-        let stored = try connection.query(
-          "SELECT state FROM missions WHERE id = :id FOR SHARE", ["id": batch.missionID])
-        guard stored.count == 1 else { throw TrackingError.unknownMission(batch.missionID) }
-        let state = try Self.state(stored.string(0, "state"))
-        guard state.isTracking else {
-          throw TrackingError.changedElsewhere(missionID: batch.missionID, state: state)
-        }
-        try Self.checkVersion(of: batch, connection)
-        // A fix the track already holds (a resent batch) is skipped with its event.
-        var added = try Self.insertTrack(of: batch.events, connection)
-        let kept = batch.events.filter { event in
-          guard case .fix(let fix, _, _) = event.kind else { return true }
-          return added.remove(TrackKey(event.missionID, Self.microseconds(fix.time))) != nil
-        }
-        for event in kept {
-          if case .rejected(let reason, let count) = event.kind {
-            try connection.query(
-              """
-              INSERT INTO ingest_rejections (mission_id, reason, count)
-              VALUES (:mission, :reason, :count)
-              ON CONFLICT (mission_id, reason) DO UPDATE
-                SET count = ingest_rejections.count + excluded.count
-              """, ["mission": event.missionID, "reason": reason, "count": count])
-          }
-        }
-        try Self.insert(kept, connection)
-        let updated = Self.microseconds(batch.events.last?.time ?? Date())
-        for (fence, fenceState) in batch.fenceStates.sorted(by: { $0.key < $1.key }) {
+    try transactionNotWaitingForDisk { connection in
+      // FOR SHARE: a transition of this mission waits until the batch commits, and a
+      // batch after a stop sees the stop.
+      let stored = try connection.query(
+        "SELECT state FROM missions WHERE id = :id FOR SHARE", ["id": batch.missionID])
+      guard stored.count == 1 else { throw TrackingError.unknownMission(batch.missionID) }
+      let state = try Self.state(stored.string(0, "state"))
+      guard state.isTracking else {
+        throw TrackingError.changedElsewhere(missionID: batch.missionID, state: state)
+      }
+      try Self.checkVersion(of: batch, connection)
+      // A fix the track already holds (a resent batch) is skipped with its event.
+      var added = try Self.insertTrack(of: batch.events, connection)
+      let kept = batch.events.filter { event in
+        guard case .fix(let fix, _, _) = event.kind else { return true }
+        return added.remove(TrackKey(event.missionID, Self.microseconds(fix.time))) != nil
+      }
+      for event in kept {
+        if case .rejected(let reason, let count) = event.kind {
           try connection.query(
             """
-            INSERT INTO fence_state (mission_id, fence_id, inside, since, dwell_reported, updated)
-            VALUES (:mission, :fence, :inside, mt_time(:since), :dwell, mt_time(:updated))
-            ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = excluded.inside,
-              since = excluded.since, dwell_reported = excluded.dwell_reported,
-              updated = excluded.updated
-            """,
-            [
-              "mission": batch.missionID, "fence": fence, "inside": fenceState.isInside,
-              "since": fenceState.insideSince.map(Self.microseconds),
-              "dwell": fenceState.dwellReported, "updated": updated,
-            ])
+            INSERT INTO ingest_rejections (mission_id, reason, count)
+            VALUES (:mission, :reason, :count)
+            ON CONFLICT (mission_id, reason) DO UPDATE
+              SET count = ingest_rejections.count + excluded.count
+            """, ["mission": event.missionID, "reason": reason, "count": count])
         }
-        // The row is locked since `checkVersion`, or this inserts it: a node inserting it at
-        // the same time waits here and then finds the version moved on.
-        let written = try connection.query(
+      }
+      try Self.insert(kept, connection)
+      let updated = Self.microseconds(batch.events.last?.time ?? Date())
+      for (fence, fenceState) in batch.fenceStates.sorted(by: { $0.key < $1.key }) {
+        try connection.query(
           """
-          INSERT INTO tracking_sessions (mission_id, worker_id, travelled_m, updated, version)
-          VALUES (:mission, :worker, :travelled, mt_time(:updated),
-            coalesce(CAST(:based AS bigint), 0) + 1)
-          ON CONFLICT (mission_id) DO UPDATE SET worker_id = excluded.worker_id,
-            travelled_m = excluded.travelled_m, updated = excluded.updated,
-            version = tracking_sessions.version + 1
-          WHERE CAST(:based AS bigint) IS NULL OR tracking_sessions.version = CAST(:based AS bigint)
+          INSERT INTO fence_state (mission_id, fence_id, inside, since, dwell_reported, updated)
+          VALUES (:mission, :fence, :inside, mt_time(:since), :dwell, mt_time(:updated))
+          ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = excluded.inside,
+            since = excluded.since, dwell_reported = excluded.dwell_reported,
+            updated = excluded.updated
           """,
           [
-            "mission": batch.missionID, "worker": batch.workerID,
-            "travelled": batch.travelledMeters, "updated": updated, "based": batch.basedOnVersion,
+            "mission": batch.missionID, "fence": fence, "inside": fenceState.isInside,
+            "since": fenceState.insideSince.map(Self.microseconds),
+            "dwell": fenceState.dwellReported, "updated": updated,
           ])
-        guard written.affectedRows == 1 else {
-          throw TrackingError.decidedElsewhere(missionID: batch.missionID, workerID: batch.workerID)
-        }
+      }
+      // The row is locked since `checkVersion`, or this inserts it: a node inserting it at
+      // the same time waits here and then finds the version moved on.
+      let written = try connection.query(
+        """
+        INSERT INTO tracking_sessions (mission_id, worker_id, travelled_m, updated, version)
+        VALUES (:mission, :worker, :travelled, mt_time(:updated),
+          coalesce(CAST(:based AS bigint), 0) + 1)
+        ON CONFLICT (mission_id) DO UPDATE SET worker_id = excluded.worker_id,
+          travelled_m = excluded.travelled_m, updated = excluded.updated,
+          version = tracking_sessions.version + 1
+        WHERE CAST(:based AS bigint) IS NULL OR tracking_sessions.version = CAST(:based AS bigint)
+        """,
+        [
+          "mission": batch.missionID, "worker": batch.workerID,
+          "travelled": batch.travelledMeters, "updated": updated, "based": batch.basedOnVersion,
+        ])
+      guard written.affectedRows == 1 else {
+        throw TrackingError.decidedElsewhere(missionID: batch.missionID, workerID: batch.workerID)
       }
     }
   }
@@ -203,30 +201,24 @@ extension PostgresDatabase: TrackingStore {
     }
   }
 
-  /// Nothing to do: every write is committed when its call returns.
-  package func flush() throws {}
-
   /// Records events of no tracking session (`mission_nearby`), in order, in one transaction.
   /// - Throws: `TrackingError.unknownMission` for an event of a mission the store does not
   ///   hold (nothing is recorded), `PostgresError`.
   package func recordEvents(_ events: [TrackingEvent]) throws {
     guard !events.isEmpty else { return }
     try Self.refuseStateEvents(events)
-    do {
-      try withConnection { connection in
-        try connection.transaction { try Self.insert(events, connection) }
-      }
-    } catch let error as PostgresError
-      where error.kind == .foreignKeyViolation && error.constraint == "events_mission_id_fkey"
-    {
-      let known = try withConnection { connection in
-        try connection.query(
-          "SELECT id FROM missions WHERE id = ANY (string_to_array(:ids, chr(31)))",
+    try withConnection { connection in
+      try connection.transaction {
+        // FOR SHARE: a removal of one of the missions waits until the events are in.
+        let known = try connection.query(
+          "SELECT id FROM missions WHERE id = ANY (string_to_array(:ids, chr(31))) FOR SHARE",
           ["ids": events.map(\.missionID).joined(separator: "\u{1F}")])
+        let stored = Set((0..<known.count).compactMap { known.string($0, "id") })
+        if let missing = events.first(where: { !stored.contains($0.missionID) }) {
+          throw TrackingError.unknownMission(missing.missionID)
+        }
+        try Self.insert(events, connection)
       }
-      let stored = Set((0..<known.count).compactMap { known.string($0, "id") })
-      let missing = events.first { !stored.contains($0.missionID) }?.missionID
-      throw TrackingError.unknownMission(missing ?? events[0].missionID)
     }
   }
 

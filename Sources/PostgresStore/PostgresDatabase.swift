@@ -17,7 +17,11 @@ import Synchronization
 /// that lost a serialization conflict. A transaction whose `COMMIT` was cut off is never run
 /// again: its error (`PostgresError.Kind.commitOutcomeUnknown`) reaches the caller.
 ///
-/// Every write is committed when the call returns, so `flush()` has nothing to do.
+/// Every write is committed when its call returns, visible to every node. `record`'s
+/// commits do not wait for the disk: `flush()` does, once for all of them (group commit, as
+/// the SQLite store's), and what is acknowledged as durable (a phone's batch) is flushed
+/// first. Another record becomes durable within the server's WAL writer delay
+/// (`wal_writer_delay`, 200 ms by default; at most three times that) or the next flush.
 package final class PostgresDatabase: Sendable {
   /// The libpq connection URI (`postgresql://USER@HOST:PORT/DB`).
   package let uri: String
@@ -40,6 +44,8 @@ package final class PostgresDatabase: Sendable {
     var lent: [ObjectIdentifier: PostgresConnection] = [:]
     /// How many times a broken connection was replaced.
     var reconnects = 0
+    /// Commits made without waiting for the disk since the last `flush()` began.
+    var unflushedCommits = 0
   }
 
   /// Connects to `uri` and brings the schema up to date.
@@ -64,6 +70,31 @@ package final class PostgresDatabase: Sendable {
 
   /// How many times a broken connection was replaced (for `/healthz` and tests).
   package var reconnects: Int { pool.withLock { $0.reconnects } }
+
+  /// Runs `body` in a transaction whose commit does not wait for the disk; the next
+  /// `flush()` waits for it.
+  func transactionNotWaitingForDisk<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    let value = try withConnection { connection in
+      try connection.transaction(waitingForDisk: false) { try body(connection) }
+    }
+    pool.withLock { $0.unflushedCommits += 1 }
+    return value
+  }
+
+  /// Waits until every commit made so far is on disk: when one did not wait, one small
+  /// write whose commit waits for the write-ahead log up to itself, which follows theirs.
+  package func flush() throws {
+    let pending = pool.withLock { $0.unflushedCommits }
+    guard pending > 0 else { return }
+    _ = try withConnection { connection in
+      try connection.query(
+        """
+        INSERT INTO durability_marks (slot, marked) VALUES (:slot, now())
+        ON CONFLICT (slot) DO UPDATE SET marked = excluded.marked
+        """, ["slot": Int(getpid() % 1024)])
+    }
+    pool.withLock { $0.unflushedCommits -= pending }
+  }
 
   /// Runs `body` on a connection of the pool, replacing a broken one and running `body`
   /// again when that is safe (see the type's documentation). `body` must not call the store

@@ -17,6 +17,7 @@ struct PostgresMigration: Sendable {
       version: 4, name: "missions located by a GiST index on geometry", sql: geometryIndex),
     PostgresMigration(
       version: 5, name: "tracking sessions count their batches", sql: sessionVersions),
+    PostgresMigration(version: 6, name: "group commit of recorded batches", sql: groupCommit),
   ]
 
   /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN
@@ -46,6 +47,19 @@ struct PostgresMigration: Sendable {
   /// decisions made from one state (DESIGN §10).
   static let sessionVersions =
     "ALTER TABLE tracking_sessions ADD COLUMN version bigint NOT NULL DEFAULT 0"
+
+  /// Version 6: what group commit needs (`PostgresDatabase.flush()`). `durability_marks`
+  /// is the row a flush writes to wait for the disk once for every batch committed before
+  /// it (a slot per process id modulo 1,024, so nodes rarely share one). The foreign keys
+  /// of `track` and `events` go: each statement that writes them holds its mission's row
+  /// first (`record` and `recordEvents` `FOR SHARE`, a transition's compare-and-set
+  /// `UPDATE`), and `removeMission` deletes both before the mission, so the keys only cost
+  /// a look-up per stored fix and event.
+  static let groupCommit = """
+    ALTER TABLE track DROP CONSTRAINT track_mission_id_fkey;
+    ALTER TABLE events DROP CONSTRAINT events_mission_id_fkey;
+    CREATE TABLE durability_marks (slot integer PRIMARY KEY, marked timestamptz NOT NULL)
+    """
 
   /// The advisory lock key that serializes migrations of nodes starting at once
   /// (`'missiontrack'` as bytes).

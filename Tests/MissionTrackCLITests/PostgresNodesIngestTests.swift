@@ -17,23 +17,20 @@ import Testing
     if: PostgresTestCluster.isAvailable,
     "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
 struct PostgresNodesIngestTests {
-  /// sig-101 of the demo missions (radius 40 m).
-  static let sig101 = (latitude: 59.61708, longitude: 17.72185)
-  static let metersPerDegree = 6_371_008.8 * Double.pi / 180
-
   /// One position of a walk: its time and the metres north of sig-101.
   struct Step {
     var time: Int
     var north: Double
   }
 
-  /// An Overland batch of `steps` from device `iphone` (the feature of Overland's README,
-  /// with the fields our decoder reads).
+  /// An Overland batch of `steps` from device `iphone` north of sig-101 of the demo missions
+  /// (the feature of Overland's README, with the fields our decoder reads).
   static func overland(_ steps: some Collection<Step>) -> [UInt8] {
     let formatter = ISO8601DateFormatter()
     let features = steps.map { step in
       #"{"type":"Feature","geometry":{"type":"Point","coordinates":["#
-        + "\(sig101.longitude),\(sig101.latitude + step.north / metersPerDegree)"
+        + "\(PostgresServeTests.sig101.longitude),"
+        + "\(PostgresServeTests.nearSig101(north: step.north).latitude)"
         + #"]},"properties":{"timestamp":""#
         + formatter.string(from: Date(timeIntervalSince1970: Double(step.time)))
         + #"","horizontal_accuracy":5,"speed":6,"device_id":"iphone"}}"#

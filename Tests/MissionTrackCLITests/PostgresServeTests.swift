@@ -227,6 +227,42 @@ struct PostgresServeTests {
     #expect(latencies.allSatisfy { $0 < 1 }, "\(latencies)")
   }
 
+  /// A client behind a load balancer without stickiness: each request of a mission's
+  /// lifecycle reaches the other node the moment the previous one was answered, often
+  /// before that node heard of it. Each is decided against the database's state, not
+  /// refused from a node's stale view (`EngineOnPostgresTests` makes the stale view
+  /// certain, with engines that never poll).
+  @Test func eachStepOfALifecycleMayReachTheOtherNodeAtOnce() throws {
+    let box = try CLISandbox()
+    let uri = try PostgresTestCluster.shared.get().createDatabase()
+    let nodes = try ["a", "b"].map { name in
+      try ServeProcess(
+        ["--db", uri, "--worker", "rig-\(name)"], in: box.directory, tag: "step-\(name)")
+    }
+    defer { for node in nodes { _ = node.stop() } }
+    // A kept-alive connection to each node, as the balancer keeps them: the next request
+    // is on its way as soon as the previous answer is read.
+    let connections = try nodes.map { try RawHTTP(port: $0.port) }
+    for round in 0..<10 {
+      let id = "hop-\(round)"
+      for (step, (path, body)) in [
+        ("/v1/missions", "id,lat,lon\n\(id),10.0,20.0\n"),
+        ("/v1/missions/\(id)/accept", ""), ("/v1/missions/\(id)/start", ""),
+        ("/v1/missions/\(id)/submit", ""),
+      ].enumerated() {
+        let node = (round + step) % 2
+        let type = step == 0 ? "text/csv" : "application/json"
+        _ = connections[node].send(
+          "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(nodes[node].port)\r\n"
+            + "Content-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let response = connections[node].readResponse(within: 10)
+        #expect(
+          (response?.status ?? 0) < 300 && response != nil,
+          "\(path) on node \(node): \(response?.text ?? "no answer")")
+      }
+    }
+  }
+
   @Test func serveOnAServerThatIsDownFailsInOneLineAsABadPathDoes() throws {
     let box = try CLISandbox()
     let closedPort = try RawHTTP.freeLoopbackPort()

@@ -61,6 +61,32 @@ struct EngineOnPostgresTests {
     events.map { $0.jsonLine.replacingOccurrences(of: #""worker_id":"local","#, with: "") }
   }
 
+  /// Two engines on one database, as two `serve` nodes behind a load balancer: each step of
+  /// a mission's lifecycle reaches the engine that has not heard of the one before (they
+  /// never poll here), which decides it against the database instead of refusing it from
+  /// its stale view.
+  @Test func eachStepIsDecidedAgainstTheDatabaseNotAStaleView() async throws {
+    let uri = try PostgresFixture.cluster().createDatabase()
+    let stores = try [PostgresDatabase(uri: uri), PostgresDatabase(uri: uri)]
+    let engines = stores.map { store in
+      MissionEngine(
+        store: store, source: ReplaySource(fixes: []), clock: ManualClock(Self.t0),
+        configuration: .init(changePollInterval: .seconds(3600)))
+    }
+    for engine in engines { try await engine.open() }
+    // Imported after both opened, by another process: neither engine knows it.
+    try stores[0].insert([Mission(id: "m2", title: "Later", coordinate: Self.place)])
+    #expect(try await engines[1].perform(.accept, on: "m2", at: Self.t0) == .accepted)
+    #expect(try await engines[0].perform(.start, on: "m2", at: Self.t0) == .active)
+    #expect(try await engines[1].perform(.cancel, on: "m2", at: Self.t0) == .cancelled)
+    #expect(try stores[0].mission("m2")?.state == .cancelled)
+    // A refusal the database confirms stays one.
+    await #expect(throws: TrackingError.self) {
+      try await engines[0].perform(.start, on: "m2", at: Self.t0)
+    }
+    for engine in engines { await engine.shutdown() }
+  }
+
   @Test func aMissionArrivesWithTheSameEventsAsOnSQLite() async throws {
     let directory = try TemporaryDirectory()
     let sqlite = try MissionDatabase(path: directory.url.appendingPathComponent("e.sqlite").path)

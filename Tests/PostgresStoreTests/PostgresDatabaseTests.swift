@@ -131,7 +131,7 @@ struct PostgresDatabaseTests {
     _ = try PostgresDatabase(uri: uri)
     let connection = try PostgresConnection(uri: uri)
     let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
-    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5])
+    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5, 6])
     try connection.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')")
     #expect(throws: PostgresError.self) { try PostgresDatabase(uri: uri) }
     do {
