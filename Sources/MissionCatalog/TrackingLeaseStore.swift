@@ -23,7 +23,15 @@ package protocol TrackingLeaseStore: Sendable {
   /// processes of the database. Where the store refuses a batch decided from a state another
   /// process has moved on (`TrackingError.decidedElsewhere`: PostgreSQL), the lease is
   /// shared by those processes and still excludes a `replay` or `track` of the worker;
-  /// elsewhere it is `claimTracking`'s lease, held by one process.
+  /// elsewhere (the default) it is `claimTracking`'s lease, held by one process.
   /// - Throws: As `claimTracking`.
   func claimSharedTracking(holder: String, worker: String) throws -> Lease
+}
+
+extension TrackingLeaseStore {
+  /// `claimTracking`'s lease: a store that records batches without a version check (SQLite)
+  /// is served by one process.
+  package func claimSharedTracking(holder: String, worker: String) throws -> Lease {
+    try claimTracking(holder: holder, worker: worker)
+  }
 }

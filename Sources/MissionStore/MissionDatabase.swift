@@ -172,12 +172,6 @@ package final class MissionDatabase: @unchecked Sendable {
     try TrackingLease(databasePath: path, worker: try Self.checkedWorkerID(worker), holder: holder)
   }
 
-  /// `claimTracking`'s lease: a SQLite file is served by one process, and its batches are
-  /// recorded without a version check.
-  package func claimSharedTracking(holder: String, worker: String) throws -> TrackingLease {
-    try claimTracking(holder: holder, worker: worker)
-  }
-
   /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound file.
   /// - Complexity: O(size of the database).
   package func integrityCheck() throws -> [String] {

@@ -120,10 +120,7 @@ extension PostgresDatabase: ServiceStore {
   ///   `application_name`: pid, command and host) while another holds it;
   ///   `WorkerRefusal.invalidWorker` for an id that is not one; `PostgresError`.
   package func claimTracking(holder: String, worker: String) throws -> PostgresWorkerLease {
-    if let problem = Identifier.problem(with: worker) {
-      throw WorkerRefusal.invalidWorker(id: worker, reason: problem)
-    }
-    return try leases.claim(worker: Identifier.normalized(worker), holder: holder)
+    try claim(worker: worker, holder: holder, shared: false)
   }
 
   /// Takes the right to decide `worker`'s pushed positions beside the other nodes: the same
@@ -134,10 +131,16 @@ extension PostgresDatabase: ServiceStore {
   package func claimSharedTracking(holder: String, worker: String) throws
     -> PostgresWorkerLease
   {
+    try claim(worker: worker, holder: holder, shared: true)
+  }
+
+  private func claim(worker: String, holder: String, shared: Bool) throws
+    -> PostgresWorkerLease
+  {
     if let problem = Identifier.problem(with: worker) {
       throw WorkerRefusal.invalidWorker(id: worker, reason: problem)
     }
-    return try leases.claim(worker: Identifier.normalized(worker), holder: holder, shared: true)
+    return try leases.claim(worker: Identifier.normalized(worker), holder: holder, shared: shared)
   }
 
   /// Checks that the server takes a write now, without waiting for one that went away: a

@@ -108,9 +108,9 @@ extension PostgresDatabase: TrackingStore {
   /// travelled distance, in one transaction, while the mission is tracked. A fix at a time
   /// the track already holds is a resent one: it is skipped with its event.
   ///
-  /// The session's row in `tracking_sessions` is locked to the transaction's end and
-  /// checked first: a batch decided from version v is recorded only while the row holds v
-  /// (then v + 1), so two nodes deciding one worker's positions at once serialize here and
+  /// The session's row in `tracking_sessions` is written first, which locks it to the
+  /// transaction's end: a batch decided from version v is recorded only while the row holds
+  /// v (then v + 1), so two nodes deciding one worker's positions at once serialize here and
   /// the one that decided from an older state records nothing.
   /// - Throws: `TrackingError.changedElsewhere` when another node took the mission out of
   ///   tracking, `.decidedElsewhere` when another node recorded a batch of the session since
@@ -128,7 +128,26 @@ extension PostgresDatabase: TrackingStore {
       guard state.isTracking else {
         throw TrackingError.changedElsewhere(missionID: batch.missionID, state: state)
       }
-      try Self.checkVersion(of: batch, connection)
+      let updated = Self.microseconds(batch.events.last?.time ?? Date())
+      // No row yet: this inserts it, and a node inserting it at the same time waits here,
+      // then finds the version moved on.
+      let written = try connection.query(
+        """
+        INSERT INTO tracking_sessions (mission_id, worker_id, travelled_m, updated, version)
+        VALUES (:mission, :worker, :travelled, mt_time(:updated),
+          coalesce(CAST(:based AS bigint), 0) + 1)
+        ON CONFLICT (mission_id) DO UPDATE SET worker_id = excluded.worker_id,
+          travelled_m = excluded.travelled_m, updated = excluded.updated,
+          version = tracking_sessions.version + 1
+        WHERE CAST(:based AS bigint) IS NULL OR tracking_sessions.version = CAST(:based AS bigint)
+        """,
+        [
+          "mission": batch.missionID, "worker": batch.workerID,
+          "travelled": batch.travelledMeters, "updated": updated, "based": batch.basedOnVersion,
+        ])
+      guard written.affectedRows == 1 else {
+        throw TrackingError.decidedElsewhere(missionID: batch.missionID, workerID: batch.workerID)
+      }
       // A fix the track already holds (a resent batch) is skipped with its event.
       var added = try Self.insertTrack(of: batch.events, connection)
       let kept = batch.events.filter { event in
@@ -147,7 +166,6 @@ extension PostgresDatabase: TrackingStore {
         }
       }
       try Self.insert(kept, connection)
-      let updated = Self.microseconds(batch.events.last?.time ?? Date())
       for (fence, fenceState) in batch.fenceStates.sorted(by: { $0.key < $1.key }) {
         try connection.query(
           """
@@ -163,41 +181,6 @@ extension PostgresDatabase: TrackingStore {
             "dwell": fenceState.dwellReported, "updated": updated,
           ])
       }
-      // The row is locked since `checkVersion`, or this inserts it: a node inserting it at
-      // the same time waits here and then finds the version moved on.
-      let written = try connection.query(
-        """
-        INSERT INTO tracking_sessions (mission_id, worker_id, travelled_m, updated, version)
-        VALUES (:mission, :worker, :travelled, mt_time(:updated),
-          coalesce(CAST(:based AS bigint), 0) + 1)
-        ON CONFLICT (mission_id) DO UPDATE SET worker_id = excluded.worker_id,
-          travelled_m = excluded.travelled_m, updated = excluded.updated,
-          version = tracking_sessions.version + 1
-        WHERE CAST(:based AS bigint) IS NULL OR tracking_sessions.version = CAST(:based AS bigint)
-        """,
-        [
-          "mission": batch.missionID, "worker": batch.workerID,
-          "travelled": batch.travelledMeters, "updated": updated, "based": batch.basedOnVersion,
-        ])
-      guard written.affectedRows == 1 else {
-        throw TrackingError.decidedElsewhere(missionID: batch.missionID, workerID: batch.workerID)
-      }
-    }
-  }
-
-  /// Locks the session row of `batch`'s mission to the transaction's end and refuses the
-  /// batch when it was decided from another version than the stored one (no row: 0).
-  private static func checkVersion(of batch: TrackingBatch, _ connection: PostgresConnection)
-    throws
-  {
-    guard let based = batch.basedOnVersion else { return }
-    let stored =
-      try connection.query(
-        "SELECT version FROM tracking_sessions WHERE mission_id = :id FOR UPDATE",
-        ["id": batch.missionID]
-      ).int64(0, "version") ?? 0
-    guard stored == based else {
-      throw TrackingError.decidedElsewhere(missionID: batch.missionID, workerID: batch.workerID)
     }
   }
 

@@ -35,7 +35,7 @@ package final class PostgresLeaseHolder: Sendable {
   /// - Throws: `MissionRefusal.trackingLeaseHeld` naming the holder while another session
   ///   (or this process) holds it in a conflicting mode; `PostgresError` when the server
   ///   cannot be reached.
-  func claim(worker: String, holder: String, shared: Bool = false) throws -> PostgresWorkerLease {
+  func claim(worker: String, holder: String, shared: Bool) throws -> PostgresWorkerLease {
     try state.withLock { state in
       var connection: PostgresConnection
       if let open = state.connection, open.isOpen {

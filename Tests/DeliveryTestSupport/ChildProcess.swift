@@ -41,9 +41,9 @@ public final class ChildProcess: @unchecked Sendable {
   public func waitForOutput(timeout: Double, _ check: (String) -> Bool) throws -> String {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-      if let line = output.split(separator: "\n").map(String.init).first(where: check) {
-        return line
-      }
+      // Whole lines only: a line still being written ("port " of "port 4242") is not one.
+      let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+      if let line = lines.map(String.init).first(where: check) { return line }
       guard process.isRunning else {
         throw TestFailure("\(process.executableURL?.path ?? "") exited: \(errors)")
       }

@@ -131,10 +131,9 @@ extension ServeSuite {
 
     /// The node that holds the claim of the (one) webhook of database `uri`: "pid N on HOST".
     private func webhookHolder(_ cluster: PostgresTestCluster, _ uri: String) throws -> String {
-      let name = uri.split(separator: "/").last?.split(separator: "?").first ?? ""
-      return try cluster.sql(
+      try cluster.sql(
         "SELECT claimed_by FROM delivery_cursors WHERE consumer LIKE 'webhook:%'",
-        database: String(name))
+        database: PostgresTestCluster.databaseName(in: uri))
     }
 
     @Test func aKilledNodesWebhookIsTakenOverWithinItsLease() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// The built `missiontrack` binary under fault (issue 14: "The command line under fault",
 /// "Messages"): full disks, closed pipes, signals, hostile `-o` and `--db` paths, standard
 /// input. Each test runs the real process, so what it checks is what a user sees.
-@Suite(.enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"))
+@Suite(.binaryBuilt)
 struct CommandLineFaultTests {
   struct Run {
     var status: Int32

@@ -13,11 +13,7 @@ import Testing
 /// commands that run on PostgreSQL answer byte for byte what they answer on SQLite for the
 /// same missions, and a URI that cannot be used fails in one line (`replay` and `track`:
 /// PostgresCommandTests+Tracking.swift).
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct PostgresCommandTests {
   /// One run of the binary.
   struct Run: Equatable, CustomStringConvertible {

@@ -17,11 +17,7 @@ import TraceFormats
 /// The recording goes through the engine's `TrackingStore` on each store (the demo walk
 /// replayed to sig-101), plus one batch of every event kind written through it, so the
 /// stores are filled by their own code, as `track` and `serve` fill them.
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct PostgresExportReportTests {
   typealias Run = PostgresCommandTests.Run
 

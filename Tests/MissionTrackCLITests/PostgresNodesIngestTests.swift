@@ -1,6 +1,7 @@
 import Foundation
 import PostgresTestSupport
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -11,11 +12,7 @@ import Testing
 /// binary over real HTTP: any node takes any batch, the nodes' decisions serialize on the
 /// session's row, and nothing is stored or decided twice (DESIGN §10). The counts are read
 /// from the database itself.
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct PostgresNodesIngestTests {
   /// One position of a walk: its time and the metres north of sig-101.
   struct Step {
@@ -54,10 +51,10 @@ struct PostgresNodesIngestTests {
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
-  @Test func oneWorkersBatchesThroughTwoNodesAreStoredOnceAndArriveOnce() async throws {
+  @Test func oneWorkersBatchesThroughTwoNodesAreStoredOnceAndArriveOnce() throws {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
-    let name = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    let name = PostgresTestCluster.databaseName(in: uri)
     let nodeA = try ServeProcess(
       ["--db", uri, "--worker", "rig-a"], in: box.directory, tag: "node-a")
     defer { _ = nodeA.stop() }
@@ -97,16 +94,14 @@ struct PostgresNodesIngestTests {
     expectOK(try Self.send(batches[0], to: nodeA), "batch 0 to A")
     expectOK(try Self.send(batches[1], to: nodeB), "batch 1 to B")
     // Batch 2 to both nodes at once: a phone that gave up on its answer and resent it
-    // through the load balancer.
-    let both = await withTaskGroup(of: RawHTTP.Response?.self) { group in
-      for node in [nodeA, nodeB] {
-        group.addTask { try? Self.send(batches[2], to: node) }
-      }
-      var answers: [RawHTTP.Response?] = []
-      for await answer in group { answers.append(answer) }
-      return answers
+    // through the load balancer. (Blocking sends run on threads of their own, not on the
+    // cooperative pool the suite's other tests share.)
+    let both = Mutex<[RawHTTP.Response?]>([])
+    DispatchQueue.concurrentPerform(iterations: 2) { index in
+      let answer = try? Self.send(batches[2], to: [nodeA, nodeB][index])
+      both.withLock { $0.append(answer) }
     }
-    for answer in both {
+    for answer in both.withLock({ $0 }) {
       #expect(
         answer?.status == 200 && answer?.text.hasPrefix(#"{"result":"ok""#) == true,
         "\(answer?.text ?? "no answer")")
@@ -136,11 +131,17 @@ struct PostgresNodesIngestTests {
     // phone, with no answer, sends it again and the load balancer picks node B.
     let on = (200..<3200).map { Step(time: t0 + $0 * 2, north: Double($0 - 199) * 12) }
     let long = Self.overland(on)
-    let sender = Task.detached { try? Self.send(long, to: nodeA, timeout: 5) }
-    try await Task.sleep(for: .milliseconds(150))
+    let lost = Mutex<RawHTTP.Response?>(nil)
+    let sending = DispatchGroup()
+    DispatchQueue.global().async(group: sending) {
+      let answer = try? Self.send(long, to: nodeA, timeout: 5)
+      lost.withLock { $0 = answer }
+    }
+    Thread.sleep(forTimeInterval: 0.15)
     nodeA.crash()
-    let lost = await sender.value
-    #expect(lost == nil || lost?.status == 200, "\(lost?.text ?? "")")
+    sending.wait()
+    let lostAnswer = lost.withLock { $0 }
+    #expect(lostAnswer == nil || lostAnswer?.status == 200, "\(lostAnswer?.text ?? "")")
     expectOK(try Self.send(long, to: nodeB, timeout: 60), "the long batch again to B")
     let track = try Self.sql(
       "SELECT count(*), count(DISTINCT time) FROM track WHERE mission_id = 'sig-101'", name)

@@ -12,11 +12,7 @@ import Testing
 /// HTTP: `/healthz` says so at once, the nodes reconnect, their grids catch up from the
 /// change log, and every position a node acknowledged is in the database afterwards
 /// (DESIGN §10).
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct PostgresOutageTests {
   /// Phone `phone`'s position (OsmAnd query form, device pN of worker phoneN on mission
   /// m-N) `step` × 111 m north of its mission, `step` × 20 s after `t0`: each one delivered
@@ -36,7 +32,7 @@ struct PostgresOutageTests {
     // A cluster of its own: stopping it must not disturb the other tests.
     let cluster = try PostgresTestCluster()
     let uri = try cluster.createDatabase()
-    let name = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    let name = PostgresTestCluster.databaseName(in: uri)
     let nodeA = try ServeProcess(
       ["--db", uri, "--worker", "rig-a"], in: box.directory, tag: "outage-a")
     defer { _ = nodeA.stop() }

@@ -11,11 +11,7 @@ import Testing
 /// the API answers as it does on SQLite, two nodes on one database follow each other, and
 /// a server it cannot reach fails in one line. (Webhooks and MQTT: `PostgresOutboxTests`;
 /// an outage under two nodes: `PostgresOutageTests`.)
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct PostgresServeTests {
   /// sig-101 of the demo missions (radius 40 m).
   static let sig101 = (latitude: 59.61708, longitude: 17.72185)
@@ -292,7 +288,7 @@ struct PostgresServeTests {
     #expect(refused.err.split(separator: "\n").count == 1, "\(refused.err)")
     #expect(
       refused.err.contains(
-        "worker local on database \(uri.split(separator: "/").last?.split(separator: "?").first ?? "")"
+        "worker local on database \(PostgresTestCluster.databaseName(in: uri))"
           + " is already being tracked by pid \(nodeA.process.processIdentifier) (missiontrack serve)"
       ),
       "\(refused.err)")
@@ -342,7 +338,7 @@ struct PostgresServeTests {
       "\(replay.err)")
     let stored = try PostgresTestCluster.shared.get().sql(
       "SELECT count(*) FROM track WHERE mission_id = 'm-1'",
-      database: String(uri.split(separator: "/").last?.split(separator: "?").first ?? ""))
+      database: PostgresTestCluster.databaseName(in: uri))
     #expect(stored.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
   }
 }

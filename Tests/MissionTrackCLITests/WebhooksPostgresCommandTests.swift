@@ -11,11 +11,7 @@ import Testing
 /// the clock: a webhook's id (`wh_` + 16 hex digits), its secret (shown once, by `add`)
 /// and its creation time; they are checked for their form and replaced by placeholders
 /// before the comparison.
-@Suite(
-  .enabled(if: BuiltTool.isBuilt, "missiontrack binary not built (run swift build)"),
-  .enabled(
-    if: PostgresTestCluster.isAvailable,
-    "PostgreSQL 15 + PostGIS 3 are not installed (Tools/setup): PostgreSQL tests skipped"))
+@Suite(.binaryBuilt, .postgresInstalled)
 struct WebhooksPostgresCommandTests {
   typealias Run = PostgresCommandTests.Run
 

@@ -116,7 +116,7 @@ struct EngineOnPostgresTests {
         if case .fix(_, _, let meters) = event.kind { return meters }
         return nil
       }.last)
-    let database = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    let database = PostgresTestCluster.databaseName(in: uri)
     let measured = try #require(
       Double(
         cluster.sql(

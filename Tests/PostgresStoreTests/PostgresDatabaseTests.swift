@@ -87,6 +87,53 @@ struct PostgresDatabaseTests {
     #expect(stored.map(\.sequence) == stored.map(\.sequence).sorted())
   }
 
+  /// Two deciders of one session (DESIGN §10): a batch decided from the version the store
+  /// holds is recorded and moves it on; one decided from an older version records nothing.
+  @Test func aBatchDecidedFromAnOlderVersionRecordsNothing() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try store.insert([Fixtures.mission("m1", state: .active)])
+    func batch(_ fixes: Range<Int>, basedOn version: Int64) -> TrackingBatch {
+      TrackingBatch(
+        missionID: "m1", events: fixes.map { Fixtures.fixEvent($0, mission: "m1") },
+        fenceStates: [:], travelledMeters: Double(fixes.upperBound), basedOnVersion: version)
+    }
+    try store.record(batch(0..<3, basedOn: 0))
+    #expect(throws: TrackingError.decidedElsewhere(missionID: "m1", workerID: "local")) {
+      try store.record(batch(3..<6, basedOn: 0))
+    }
+    #expect(try store.track(ofMission: "m1") == (0..<3).map(Fixtures.fix))
+    #expect(try store.resumePoint(ofMission: "m1")?.version == 1)
+    try store.record(batch(3..<6, basedOn: 1))
+    #expect(try store.track(ofMission: "m1") == (0..<6).map(Fixtures.fix))
+    let resume = try store.resumePoint(ofMission: "m1")
+    #expect(resume?.version == 2 && resume?.travelledMeters == 6)
+  }
+
+  /// Group commit: a flush writes its durability mark only when a commit did not wait for
+  /// the disk since the last one.
+  @Test func aFlushWaitsForTheDiskOnlyAfterARecord() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    try store.insert([Fixtures.mission("m1", state: .active)])
+    func marks() throws -> String {
+      try PostgresFixture.cluster().sql(
+        "SELECT count(*) || ':' || coalesce(max(marked)::text, '') FROM durability_marks",
+        database: PostgresTestCluster.databaseName(in: uri)
+      ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    try store.flush()
+    #expect(try marks() == "0:")
+    try store.record(
+      TrackingBatch(
+        missionID: "m1", events: [Fixtures.fixEvent(0, mission: "m1")], fenceStates: [:],
+        travelledMeters: 0))
+    try store.flush()
+    let first = try marks()
+    #expect(first.hasPrefix("1:"))
+    try store.flush()
+    #expect(try marks() == first)
+  }
+
   @Test func aMissionImportedInATrackingStateBelongsToLocal() async throws {
     let store = try PostgresDatabase(uri: try PostgresFixture.database())
     try store.insert([Fixtures.mission("m1", state: .active), Fixtures.mission("m2")])
@@ -208,7 +255,7 @@ struct PostgresDatabaseTests {
     let uri = try cluster.createDatabase()
     let store = try PostgresDatabase(uri: uri)
     try store.insert([Fixtures.mission("o1"), Fixtures.mission("o2", lat: 60)])
-    let database = String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+    let database = PostgresTestCluster.databaseName(in: uri)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ogrinfo)
     process.arguments = [

@@ -99,6 +99,11 @@ public final class PostgresTestCluster: @unchecked Sendable {
     return uri(database: name)
   }
 
+  /// The database name in `uri` (one of `uri(database:)`'s).
+  public static func databaseName(in uri: String) -> String {
+    String(uri.split(separator: "/").last?.split(separator: "?").first ?? "")
+  }
+
   /// The libpq URI of `database` on this cluster.
   public func uri(database: String) -> String {
     "postgresql://postgres@127.0.0.1:\(port)/\(database)?connect_timeout=2"
