@@ -12,10 +12,10 @@ import MissionTracking
 /// the engine (`MissionEngine.ingest(_:)`, each in fix-time order, one after another); then,
 /// when one of them is a batch, the whole group is committed with one flush of the store —
 /// one transaction, and one fsync, for many phones instead of one each. While a group is
-/// decided and flushed the next one gathers, so the groups grow with the load. A single
-/// position (OsmAnd, OwnTracks) joins the store's group commit instead, as a receiver's fix
-/// does (within its 20 ms): an fsync per request (1.1 ms here) would cap those clients far
-/// below the rate they need.
+/// decided the next one gathers, so the groups grow with the load, and it is decided while
+/// the one before it is flushed. A single position (OsmAnd, OwnTracks) joins the store's
+/// group commit instead, as a receiver's fix does (within its 20 ms): an fsync per request
+/// (1.1 ms here) would cap those clients far below the rate they need.
 final class IngestWriter: @unchecked Sendable {
   /// What one request's positions became.
   struct Outcome: Sendable {
@@ -43,6 +43,9 @@ final class IngestWriter: @unchecked Sendable {
   private var waiting: [Ticket] = []
   /// Guarded by `lock`: whether a task is taking groups (at most one).
   private var draining = false
+  /// Guarded by `lock`: the flush and replies of the last group decided, which the next
+  /// group's wait for (one flush at a time, in order).
+  private var settling: Task<Void, Never>?
 
   /// A writer into `engine`, whose store is `database`.
   init(engine: MissionEngine, database: any ServiceStore) {
@@ -65,7 +68,9 @@ final class IngestWriter: @unchecked Sendable {
     if starts { Task { await self.drain() } }
   }
 
-  /// Takes groups until none waits.
+  /// Takes groups until none waits. A group is decided while the one before it is still
+  /// being flushed: the engine and the disk work at the same time, and the flushes still
+  /// run one after another, in order.
   private func drain() async {
     while true {
       let group = lock.withLock { () -> [Ticket] in
@@ -74,15 +79,29 @@ final class IngestWriter: @unchecked Sendable {
         return waiting
       }
       guard !group.isEmpty else { return }
-      await decide(group)
+      let results = await decide(group)
+      lock.withLock {
+        let previous = settling
+        settling = Task {
+          await previous?.value
+          await self.settle(group, results)
+        }
+      }
     }
   }
 
-  private func decide(_ group: [Ticket]) async {
+  /// The engine's decision of each request of `group`.
+  private func decide(_ group: [Ticket]) async -> [Result<Outcome, any Error>] {
     let decided = await engine.ingest(group.map { (fixes: $0.fixes, worker: $0.worker) })
-    var results = decided.map { result in
+    return decided.map { result in
       result.map { Outcome(counts: $0.counts, tracked: $0.tracked) }
     }
+  }
+
+  /// Makes what `group` recorded durable when one of its requests is a batch, then answers
+  /// each request.
+  private func settle(_ group: [Ticket], _ decided: [Result<Outcome, any Error>]) async {
+    var results = decided
     let flushes = zip(group, results).contains { ticket, result in
       guard case .success = result else { return false }
       return ticket.durable && !ticket.fixes.isEmpty

@@ -426,15 +426,18 @@ public actor MissionEngine {
   /// `worker`'s pushed fixes, decided again from the store's state while another process
   /// (another `serve` node on the same database) recorded the worker's decisions since this
   /// session read them: what that process recorded counts as duplicates here.
-  private func ingestNow(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
-    var attempts = 0
+  /// - Parameter lost: Races lost already for these fixes (a deferred record's).
+  private func ingestNow(_ fixes: [Fix], worker: String, lost: Int = 0) async throws
+    -> IngestCounts
+  {
+    var lost = lost
     while true {
-      attempts += 1
       do {
-        return try await ingestOnce(fixes, worker: worker)
-      } catch TrackingError.decidedElsewhere where attempts < 8 {
+        return try await execute(decideIngest(fixes, worker: worker))
+      } catch TrackingError.decidedElsewhere where lost < 7 {
         // Other deciders winning eight times in a row: the error reaches the caller (the
         // session stays and reads the store again next time).
+        lost += 1
         try await resynchronize(worker: worker)
       }
     }
@@ -449,47 +452,160 @@ public actor MissionEngine {
     state.resynchronize(worker: worker, resume: resume)
   }
 
-  private func ingestOnce(_ fixes: [Fix], worker: String) async throws -> IngestCounts {
-    let before = state.sessions[worker]?.pipeline.summary ?? CleaningSummary()
-    let (actions, processed, untracked) = state.ingest(fixes, worker: worker)
-    guard processed > 0 else {
-      return IngestCounts(processed: 0, untracked: untracked, before: before, after: before)
+  /// Brings the sessions of `workers` that another decider (another `serve` node) recorded
+  /// batches of since this one read them up to the store, with one look for all: a phone
+  /// whose positions reach the nodes in turn is then decided from the stored state, not
+  /// refused by the store and decided again. A session that moves on after the look is
+  /// still refused and decided again.
+  private func resynchronizeStale(workers: [String]) async {
+    var workerOfMission: [String: String] = [:]
+    var versions: [String: Int64] = [:]
+    for worker in workers {
+      guard let session = state.sessions[worker] else { continue }
+      workerOfMission[session.missionID] = worker
+      versions[session.missionID] = session.version
     }
     do {
-      try await run(actions)
-      try await run(state.ingested(worker: worker))
-    } catch {
-      // Decided again from the store's state by the caller.
-      if case TrackingError.decidedElsewhere = error { throw error }
-      try? await run(state.failed(worker: worker, error: error, now: clock.now()))
-      if case TrackingError.changedElsewhere = error {
-        return IngestCounts(
-          processed: 0, untracked: fixes.count, before: before, after: before)
+      let stale = try await store.resumePoints(ofSessionsOtherThan: versions)
+      guard !stale.isEmpty else { return }
+      try await catchUp()
+      for (missionID, resume) in stale {
+        guard let worker = workerOfMission[missionID],
+          state.sessions[worker]?.missionID == missionID
+        else { continue }
+        state.resynchronize(worker: worker, resume: resume)
       }
-      throw error
+    } catch {
+      // Unread: a stale session's records are refused, and it is decided again then.
     }
-    let after =
-      state.sessions[worker]?.pipeline.summary ?? state.lastSummaries[worker] ?? before
-    return IngestCounts(processed: processed, untracked: untracked, before: before, after: after)
   }
 
+  /// Decides `worker`'s pushed fixes; the held-back epoch's release too when the fixes
+  /// asked only for records.
+  private func decideIngest(_ fixes: [Fix], worker: String) -> IngestDecision {
+    let before = state.sessions[worker]?.pipeline.summary ?? CleaningSummary()
+    let (actions, processed, untracked) = state.ingest(fixes, worker: worker)
+    var decision = IngestDecision(
+      worker: worker, fixes: fixes, actions: actions, releasesEpoch: false, before: before,
+      processed: processed, untracked: untracked)
+    if processed > 0, decision.onlyRecords {
+      decision.actions += state.ingested(worker: worker)
+      decision.releasesEpoch = true
+    }
+    return decision
+  }
+
+  /// Executes `decision` alone.
+  private func execute(_ decision: IngestDecision) async throws -> IngestCounts {
+    guard decision.processed > 0 else { return decision.counts(after: decision.before) }
+    do {
+      try await run(decision.actions)
+      if !decision.releasesEpoch { try await run(state.ingested(worker: decision.worker)) }
+    } catch {
+      return try await ingestFailed(decision, error)
+    }
+    return decision.counts(after: summary(after: decision))
+  }
+
+  /// What became of `decision` whose records met `error`: rethrown when another decider
+  /// recorded first (the caller decides again); otherwise the session ends, and the fixes
+  /// count as untracked when another process stopped the mission.
+  private func ingestFailed(_ decision: IngestDecision, _ error: any Error) async throws
+    -> IngestCounts
+  {
+    if case TrackingError.decidedElsewhere = error { throw error }
+    try? await run(state.failed(worker: decision.worker, error: error, now: clock.now()))
+    if case TrackingError.changedElsewhere = error { return decision.countsUnrecorded }
+    throw error
+  }
+
+  /// The cleaning counts of `decision`'s worker once it is executed.
+  private func summary(after decision: IngestDecision) -> CleaningSummary {
+    state.sessions[decision.worker]?.pipeline.summary ?? state.lastSummaries[decision.worker]
+      ?? decision.before
+  }
+
+  /// The requests of one job, in order. A request whose decision only records batches — a
+  /// phone's positions between arrivals, nearly all of them — is deferred, and the deferred
+  /// ones are recorded together (`TrackingStore.record(contentsOf:)`: one transaction for
+  /// many workers on PostgreSQL) before anything else is executed and before a deferred
+  /// worker's next request is decided, so each is decided as it would be alone.
   private func ingestNow(_ requests: [(fixes: [Fix], worker: String)]) async
     -> [Result<(counts: IngestCounts, tracked: Bool), any Error>]
   {
-    var results: [Result<(counts: IngestCounts, tracked: Bool), any Error>] = []
-    results.reserveCapacity(requests.count)
-    for request in requests {
+    var results = [Result<IngestCounts, any Error>](
+      repeating: .success(IngestCounts()), count: requests.count)
+    var deferred: [(index: Int, decision: IngestDecision)] = []
+    await resynchronizeStale(workers: requests.filter { !$0.fixes.isEmpty }.map(\.worker))
+    for (index, request) in requests.enumerated() where !request.fixes.isEmpty {
+      if deferred.contains(where: { $0.decision.worker == request.worker }) {
+        await recordDeferred(&deferred, into: &results)
+      }
+      let decision = decideIngest(request.fixes, worker: request.worker)
+      if decision.isDeferrable {
+        deferred.append((index, decision))
+        continue
+      }
+      await recordDeferred(&deferred, into: &results)
       do {
-        var counts = IngestCounts()
-        if !request.fixes.isEmpty {
-          counts = try await ingestNow(request.fixes, worker: request.worker)
-        }
-        results.append(.success((counts, state.trackedMissions[request.worker] != nil)))
+        results[index] = .success(try await execute(decision))
+      } catch TrackingError.decidedElsewhere {
+        results[index] = await decideAgain(decision)
       } catch {
-        results.append(.failure(error))
+        results[index] = .failure(error)
       }
     }
-    return results
+    await recordDeferred(&deferred, into: &results)
+    return zip(requests, results).map { request, result in
+      result.map { ($0, state.trackedMissions[request.worker] != nil) }
+    }
+  }
+
+  /// `decision`'s fixes decided again after another decider recorded first.
+  private func decideAgain(_ decision: IngestDecision) async -> Result<IngestCounts, any Error> {
+    do {
+      try await resynchronize(worker: decision.worker)
+      return .success(try await ingestNow(decision.fixes, worker: decision.worker, lost: 1))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// Records the deferred decisions' batches together, publishes what was recorded, and
+  /// settles each request: counted, decided again when another decider recorded first, or
+  /// failed as it would have alone.
+  private func recordDeferred(
+    _ deferred: inout [(index: Int, decision: IngestDecision)],
+    into results: inout [Result<IngestCounts, any Error>]
+  ) async {
+    guard !deferred.isEmpty else { return }
+    let items = deferred
+    deferred = []
+    let batches = items.map(\.decision.batches)
+    let outcomes = await store.record(contentsOf: batches.flatMap { $0 })
+    var next = 0
+    for (item, ownBatches) in zip(items, batches) {
+      var error: (any Error)?
+      for batch in ownBatches {
+        if let failed = outcomes[next] {
+          error = error ?? failed
+        } else {
+          continuation.yield(batch.events)
+        }
+        next += 1
+      }
+      guard let error else {
+        results[item.index] = .success(item.decision.counts(after: summary(after: item.decision)))
+        continue
+      }
+      do {
+        results[item.index] = .success(try await ingestFailed(item.decision, error))
+      } catch TrackingError.decidedElsewhere {
+        results[item.index] = await decideAgain(item.decision)
+      } catch {
+        results[item.index] = .failure(error)
+      }
+    }
   }
 
   /// A batch of `worker`'s source; false when the source should stop.

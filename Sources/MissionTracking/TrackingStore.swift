@@ -20,6 +20,11 @@ public protocol TrackingStore: Sendable {
   /// Where tracking of mission `id` continues after a restart: its fence states, last
   /// delivered fix and travelled distance; nil when nothing was recorded for it yet.
   func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume?
+  /// The resume points of the missions in `versions` (mission id → the session version the
+  /// caller holds) whose stored session has another version, by mission id: another
+  /// decider recorded batches of them since (DESIGN §10).
+  func resumePoints(ofSessionsOtherThan versions: [String: Int64]) async throws
+    -> [String: TrackingPipeline.Resume?]
   /// When mission `id` was last started (the time of its latest transition to `active`),
   /// wherever the start was made; nil when it never was. Positions taken before it are
   /// outside the mission.
@@ -35,6 +40,12 @@ public protocol TrackingStore: Sendable {
   /// - Throws: `TrackingError.changedElsewhere` when the mission is no longer in a tracking
   ///   state in the store (the batch is dropped); any other error stops tracking.
   func record(_ batch: TrackingBatch) async throws
+  /// Records `batches` in order, each as `record(_:)` would alone, and returns what became
+  /// of each: nil when it is recorded, else the error `record(_:)` threw for it. A refused
+  /// batch does not stop other missions' batches; a mission's later batches are not tried
+  /// after it and get its error. A store may write them all in one transaction; an error
+  /// of the store itself is then every batch's.
+  func record(contentsOf batches: [TrackingBatch]) async -> [(any Error)?]
   /// Makes everything recorded so far durable.
   func flush() async throws
   /// Records events that belong to no tracking session (`mission_nearby`), in order.
@@ -45,4 +56,35 @@ public protocol TrackingStore: Sendable {
   func saveWatch(_ watch: Watch) async throws
   /// Removes watch `id`; false when there was none.
   func removeWatch(id: String) async throws -> Bool
+}
+
+extension TrackingStore {
+  /// None: the default of a store whose sessions only one process decides (its tracking
+  /// lease is exclusive).
+  public func resumePoints(ofSessionsOtherThan versions: [String: Int64]) async throws
+    -> [String: TrackingPipeline.Resume?]
+  {
+    [:]
+  }
+
+  /// `record(_:)` for each batch, one after another.
+  public func record(contentsOf batches: [TrackingBatch]) async -> [(any Error)?] {
+    var failed: [String: any Error] = [:]
+    var results: [(any Error)?] = []
+    results.reserveCapacity(batches.count)
+    for batch in batches {
+      if let error = failed[batch.missionID] {
+        results.append(error)
+        continue
+      }
+      do {
+        try await record(batch)
+        results.append(nil)
+      } catch {
+        failed[batch.missionID] = error
+        results.append(error)
+      }
+    }
+    return results
+  }
 }

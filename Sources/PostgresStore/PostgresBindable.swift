@@ -51,21 +51,29 @@ package struct PostgresArray: PostgresBindable {
 
   /// The array of `elements` (nil elements are NULL).
   package init(_ elements: [String?]) {
-    var text = "{"
+    // Built as UTF-8 bytes, escaped byte by byte: `"` and `\` never occur inside a
+    // multi-byte character. (Appending to a `String` scalar by scalar led a node's profile
+    // at ingest.)
+    let quote = UInt8(ascii: "\"")
+    let backslash = UInt8(ascii: "\\")
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(2 + elements.count * 12)
+    bytes.append(UInt8(ascii: "{"))
     for (index, element) in elements.enumerated() {
-      if index > 0 { text += "," }
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
       guard let element else {
-        text += "NULL"
+        bytes.append(contentsOf: "NULL".utf8)
         continue
       }
-      text += "\""
-      for character in element.unicodeScalars {
-        if character == "\"" || character == "\\" { text += "\\" }
-        text.unicodeScalars.append(character)
+      bytes.append(quote)
+      for byte in element.utf8 {
+        if byte == quote || byte == backslash { bytes.append(backslash) }
+        bytes.append(byte)
       }
-      text += "\""
+      bytes.append(quote)
     }
-    postgresText = text + "}"
+    bytes.append(UInt8(ascii: "}"))
+    postgresText = String(decoding: bytes, as: UTF8.self)
   }
 
   /// The array of `values`' text forms.

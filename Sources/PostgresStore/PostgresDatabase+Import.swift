@@ -380,20 +380,7 @@ private enum CopyRow {
   /// One row: the columns of `mission_import` separated by tabs, `\N` for NULL.
   static func append(_ mission: Mission, properties: String, line: Int, to chunk: inout [UInt8]) {
     func field(_ text: String?, last: Bool = false) {
-      if let text {
-        for byte in text.utf8 {
-          switch byte {
-          case UInt8(ascii: "\\"): chunk.append(contentsOf: [92, 92])
-          case UInt8(ascii: "\t"): chunk.append(contentsOf: [92, UInt8(ascii: "t")])
-          case UInt8(ascii: "\n"): chunk.append(contentsOf: [92, UInt8(ascii: "n")])
-          case UInt8(ascii: "\r"): chunk.append(contentsOf: [92, UInt8(ascii: "r")])
-          default: chunk.append(byte)
-          }
-        }
-      } else {
-        chunk.append(contentsOf: [92, UInt8(ascii: "N")])
-      }
-      chunk.append(last ? UInt8(ascii: "\n") : UInt8(ascii: "\t"))
+      PostgresCopyText.field(text, last: last, to: &chunk)
     }
     field(String(line))
     field(mission.id)

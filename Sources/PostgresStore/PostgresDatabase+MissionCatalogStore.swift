@@ -62,15 +62,24 @@ extension PostgresDatabase: MissionCatalogStore {
   static func fenceStates(ofMission id: String, _ connection: PostgresConnection) throws
     -> [String: FenceState]
   {
+    try fenceStates(ofMissions: [id], connection)[id] ?? [:]
+  }
+
+  /// The stored fence states of each of missions `ids` that has any: mission id → fence id →
+  /// state.
+  static func fenceStates(ofMissions ids: [String], _ connection: PostgresConnection) throws
+    -> [String: [String: FenceState]]
+  {
     let rows = try connection.query(
       """
-      SELECT fence_id, inside, mt_us(since) AS since_us, dwell_reported FROM fence_state
-      WHERE mission_id = :id
-      """, ["id": id])
-    var fences: [String: FenceState] = [:]
+      SELECT mission_id, fence_id, inside, mt_us(since) AS since_us, dwell_reported
+      FROM fence_state WHERE mission_id = ANY (CAST(:ids AS text[]))
+      """, ["ids": PostgresArray(ids)])
+    var fences: [String: [String: FenceState]] = [:]
     for row in 0..<rows.count {
-      guard let fence = rows.string(row, "fence_id") else { continue }
-      fences[fence] = FenceState(
+      guard let mission = rows.string(row, "mission_id"), let fence = rows.string(row, "fence_id")
+      else { continue }
+      fences[mission, default: [:]][fence] = FenceState(
         isInside: rows.bool(row, "inside") ?? false,
         insideSince: rows.int64(row, "since_us").map(Self.date(microseconds:)),
         dwellReported: rows.bool(row, "dwell_reported") ?? false)

@@ -14,6 +14,8 @@ import Testing
 final class GPSDHarness {
   struct HarnessError: Error, CustomStringConvertible {
     var description: String
+    /// A helper process ended before it listened (its port was taken, say).
+    var exitedBeforeListening = false
   }
 
   static let gpsdPath = "/usr/sbin/gpsd"
@@ -82,7 +84,7 @@ final class GPSDHarness {
     let feeder = try launch(
       GPSDHarness.socatPath,
       ["-u", "FILE:\(file.path)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr"])
-    try waitUntilListening(port: port, what: "socat")
+    try waitUntilListening(port: port, what: "socat", while: feeder)
     return feeder
   }
 
@@ -90,10 +92,10 @@ final class GPSDHarness {
   /// client receives nothing.
   func captureOnce(port: Int) throws -> URL {
     let file = scratch.appendingPathComponent("received-\(port).txt")
-    try launch(
+    let capture = try launch(
       GPSDHarness.socatPath,
       ["-U", "CREATE:\(file.path)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr"])
-    try waitUntilListening(port: port, what: "socat")
+    try waitUntilListening(port: port, what: "socat", while: capture)
     return file
   }
 
@@ -102,9 +104,19 @@ final class GPSDHarness {
   /// Returns the device path gpsd knows the source by (`tcp://127.0.0.1:FEED`).
   @discardableResult
   func startGPSD(port: Int, feeding log: URL) throws -> String {
-    let feed = GPSDHarness.freePort()
-    try serveOnce(log, port: feed)
-    return try startGPSD(port: port, devices: ["tcp://127.0.0.1:\(feed)"])
+    // A free port can be taken before socat binds it (a parallel test's client connection
+    // gets it as its local port): socat then exits at once, and another port is tried.
+    var attempts = 0
+    while true {
+      attempts += 1
+      let feed = GPSDHarness.freePort()
+      do {
+        try serveOnce(log, port: feed)
+      } catch let error as HarnessError where attempts < 3 && error.exitedBeforeListening {
+        continue
+      }
+      return try startGPSD(port: port, devices: ["tcp://127.0.0.1:\(feed)"])
+    }
   }
 
   /// Starts gpsd on a free port fed the bundled demo walk (`Traces/demo/walk.nmea`);
@@ -248,7 +260,9 @@ final class GPSDHarness {
     while Date() < deadline {
       if GPSDHarness.sockets(localPort: port, state: .listen) > 0 { return }
       if let process, !process.isRunning {
-        throw HarnessError(description: "\(what) exited before listening on port \(port)")
+        throw HarnessError(
+          description: "\(what) exited before listening on port \(port)",
+          exitedBeforeListening: true)
       }
       usleep(10_000)
     }

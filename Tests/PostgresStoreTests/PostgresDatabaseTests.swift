@@ -109,6 +109,82 @@ struct PostgresDatabaseTests {
     #expect(resume?.version == 2 && resume?.travelledMeters == 6)
   }
 
+  /// Many workers' batches in one transaction (`record(contentsOf:)`): each mission is
+  /// refused on its own, and a mission's consecutive batches move its version by their
+  /// number.
+  @Test func manyMissionsRecordInOneTransactionAndAreRefusedOneByOne() async throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    try store.insert([
+      Fixtures.mission("m1", state: .active), Fixtures.mission("m2", state: .arrived, worker: "w2"),
+      Fixtures.mission("m3", state: .accepted),
+    ])
+    func batch(_ mission: String, _ fixes: Range<Int>, basedOn version: Int64) -> TrackingBatch {
+      let rejected = TrackingEvent(
+        time: Fixtures.fix(fixes.lowerBound).time, missionID: mission,
+        workerID: Worker.localID, kind: .rejected(reason: "accuracy", count: 2))
+      return TrackingBatch(
+        missionID: mission, workerID: mission == "m2" ? "w2" : Worker.localID,
+        events: fixes.map { Fixtures.fixEvent($0, mission: mission) } + [rejected],
+        fenceStates: [
+          mission: FenceState(isInside: fixes.lowerBound > 0, dwellReported: false)
+        ],
+        travelledMeters: Double(fixes.upperBound), basedOnVersion: version)
+    }
+    try store.record(batch("m1", 0..<3, basedOn: 0))
+    let group = [
+      batch("m1", 3..<6, basedOn: 0), batch("m2", 0..<2, basedOn: 0),
+      batch("m2", 2..<4, basedOn: 1), batch("m3", 0..<1, basedOn: 0),
+      batch("m9", 0..<1, basedOn: 0), batch("m2", 4..<5, basedOn: 5),
+    ]
+    let results = await (store as any TrackingStore).record(contentsOf: group)
+    #expect(
+      results.map { $0 as? TrackingError } == [
+        .decidedElsewhere(missionID: "m1", workerID: "local"), nil, nil,
+        .changedElsewhere(missionID: "m3", state: .accepted), .unknownMission("m9"),
+        .decidedElsewhere(missionID: "m2", workerID: "w2"),
+      ])
+    #expect(results[1] == nil && results[2] == nil)
+    #expect(try store.track(ofMission: "m1") == (0..<3).map(Fixtures.fix))
+    #expect(try store.track(ofMission: "m2") == (0..<4).map(Fixtures.fix))
+    #expect(try store.track(ofMission: "m3").isEmpty)
+    #expect(try store.events(ofMission: "m2").map(\.event) == group[1].events + group[2].events)
+    let resume = try #require(try store.resumePoint(ofMission: "m2"))
+    #expect(resume.version == 2 && resume.travelledMeters == 4)
+    #expect(resume.fenceStates == ["m2": FenceState(isInside: true)])
+    #expect(try store.resumePoint(ofMission: "m1")?.version == 1)
+    let rejections = try PostgresFixture.cluster().sql(
+      "SELECT mission_id || ':' || count FROM ingest_rejections ORDER BY mission_id",
+      database: PostgresTestCluster.databaseName(in: uri)
+    ).split(whereSeparator: \.isNewline)
+    #expect(rejections == ["m1:2", "m2:4"])
+  }
+
+  /// A node asks once which of its sessions moved on elsewhere: only those come back, read
+  /// as `resumePoint` reads one.
+  @Test func onlySessionsAtAnotherVersionAreReadBack() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try store.insert([
+      Fixtures.mission("m1", state: .active), Fixtures.mission("m2", state: .active, worker: "w2"),
+    ])
+    try store.record(
+      TrackingBatch(
+        missionID: "m1", events: (0..<3).map { Fixtures.fixEvent($0, mission: "m1") },
+        fenceStates: ["m1": FenceState(isInside: true)], travelledMeters: 22, basedOnVersion: 0))
+    // Through the protocol: the engine's call reaches this store's own reading.
+    let tracking: any TrackingStore = store
+    #expect(try await tracking.resumePoints(ofSessionsOtherThan: [:]).isEmpty)
+    #expect(try await tracking.resumePoints(ofSessionsOtherThan: ["m1": 1, "m2": 0]).isEmpty)
+    let stale = try await tracking.resumePoints(
+      ofSessionsOtherThan: ["m1": 0, "m2": 0, "m9": 4])
+    #expect(Array(stale.keys) == ["m1"])
+    let resume = try #require(stale["m1"] ?? nil)
+    #expect(resume == (try store.resumePoint(ofMission: "m1")))
+    #expect(resume.version == 1 && resume.lastDelivered == Fixtures.fix(2))
+    #expect(
+      resume.travelledMeters == 22 && resume.fenceStates == ["m1": FenceState(isInside: true)])
+  }
+
   /// Group commit: a flush writes its durability mark only when a commit did not wait for
   /// the disk since the last one.
   @Test func aFlushWaitsForTheDiskOnlyAfterARecord() async throws {
@@ -178,7 +254,7 @@ struct PostgresDatabaseTests {
     _ = try PostgresDatabase(uri: uri)
     let connection = try PostgresConnection(uri: uri)
     let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
-    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5, 6])
+    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5, 6, 7])
     try connection.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')")
     #expect(throws: PostgresError.self) { try PostgresDatabase(uri: uri) }
     do {
@@ -243,6 +319,46 @@ struct PostgresDatabaseTests {
       "SELECT v FROM unnest(CAST(:a AS text[])) WITH ORDINALITY AS u(v, n) ORDER BY n",
       ["a": PostgresArray(elements)])
     #expect((0..<rows.count).map { rows.string($0, "v") } == elements)
+  }
+
+  /// Events go to the outbox with `COPY`, their times written as text: every microsecond
+  /// reads back as `mt_time` gives it (exact within 2^53 µs of 1970), before 1970, at a
+  /// day's last microsecond; and before the year 1 and after 9999 as spelled.
+  @Test func copiedTimesAreExact() throws {
+    let uri = try PostgresFixture.database()
+    _ = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    try connection.execute("CREATE TEMP TABLE copied (at timestamptz, us bigint)")
+    let values: [Int64] = [
+      0, 1, -1, 999_999, -86_400_000_000, 86_399_999_999, 1_777_888_000_123_456,
+      1_709_164_800_000_001, -8_000_000_000_000_001, 8_999_999_999_999_999,
+    ]
+    let spelled: [Int64: String] = [
+      -62_135_596_800_000_001: "0001-12-31 23:59:59.999999+00 BC",
+      253_402_300_800_000_000: "10000-01-01 00:00:00+00",
+    ]
+    var rows: [UInt8] = []
+    for value in values + spelled.keys {
+      PostgresCopyText.timestamp(microseconds: value, to: &rows)
+      PostgresCopyText.field(String(value), last: true, to: &rows)
+    }
+    #expect(
+      try connection.copy("COPY copied (at, us) FROM STDIN", from: [rows])
+        == values.count + spelled.count)
+    let wrong = try connection.query(
+      """
+      SELECT at::text AS at FROM copied
+      WHERE us = ANY (CAST(:values AS bigint[])) AND (at <> mt_time(us) OR mt_us(at) <> us)
+      """, ["values": PostgresArray(values)])
+    #expect(wrong.count == 0, "\((0..<wrong.count).map { wrong.string($0, "at") ?? "" })")
+    let matching = try connection.query(
+      """
+      SELECT count(*) AS n FROM copied c
+      JOIN unnest(CAST(:us AS bigint[]), CAST(:at AS timestamptz[])) AS e(us, at)
+        ON c.us = e.us AND c.at = e.at
+      """,
+      ["us": PostgresArray(Array(spelled.keys)), "at": PostgresArray(Array(spelled.values))])
+    #expect(matching.int64(0, "n") == Int64(spelled.count))
   }
 
   @Test func ogrinfoReadsTheMissionsAsAPointLayer() async throws {
