@@ -55,12 +55,11 @@ struct PostgresNodesIngestTests {
     let box = try CLISandbox()
     let uri = try PostgresTestCluster.shared.get().createDatabase()
     let name = PostgresTestCluster.databaseName(in: uri)
-    let nodeA = try ServeProcess(
-      ["--db", uri, "--worker", "rig-a"], in: box.directory, tag: "node-a")
-    defer { _ = nodeA.stop() }
-    let nodeB = try ServeProcess(
-      ["--db", uri, "--worker", "rig-b"], in: box.directory, tag: "node-b")
-    defer { _ = nodeB.stop() }
+    let (nodeA, nodeB) = try ServeProcess.twoNodes(on: uri, in: box, tag: "node")
+    defer {
+      _ = nodeA.stop()
+      _ = nodeB.stop()
+    }
     for (node, method, path, body, type) in [
       (
         nodeA, "POST", "/v1/missions",

@@ -33,12 +33,11 @@ struct PostgresOutageTests {
     let cluster = try PostgresTestCluster()
     let uri = try cluster.createDatabase()
     let name = PostgresTestCluster.databaseName(in: uri)
-    let nodeA = try ServeProcess(
-      ["--db", uri, "--worker", "rig-a"], in: box.directory, tag: "outage-a")
-    defer { _ = nodeA.stop() }
-    let nodeB = try ServeProcess(
-      ["--db", uri, "--worker", "rig-b"], in: box.directory, tag: "outage-b")
-    defer { _ = nodeB.stop() }
+    let (nodeA, nodeB) = try ServeProcess.twoNodes(on: uri, in: box, tag: "outage")
+    defer {
+      _ = nodeA.stop()
+      _ = nodeB.stop()
+    }
     let nodes = [nodeA, nodeB]
     let phones = [1, 2]
     let setUp =

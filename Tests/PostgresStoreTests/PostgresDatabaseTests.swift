@@ -87,6 +87,35 @@ struct PostgresDatabaseTests {
     #expect(stored.map(\.sequence) == stored.map(\.sequence).sorted())
   }
 
+  /// A resent fix in a group fails the track's `COPY`: the whole group is recorded again
+  /// with the insert that skips stored fixes, so the other mission's batch is not lost and
+  /// nothing is stored twice.
+  @Test func aResentBatchInAGroupLeavesTheOthersRecorded() async throws {
+    let store = try PostgresDatabase(uri: try PostgresFixture.database())
+    try store.insert([
+      Fixtures.mission("m1", state: .active), Fixtures.mission("m2", state: .active, worker: "w2"),
+    ])
+    func batch(_ mission: String, _ fixes: Range<Int>) -> TrackingBatch {
+      TrackingBatch(
+        missionID: mission, workerID: mission == "m2" ? "w2" : Worker.localID,
+        events: fixes.map { Fixtures.fixEvent($0, mission: mission) }, fenceStates: [:],
+        travelledMeters: Double(fixes.upperBound))
+    }
+    try store.record(batch("m1", 0..<3))
+    // Through the protocol, as the engine calls it: this store's own group record.
+    let tracking: any TrackingStore = store
+    let results = await tracking.record(contentsOf: [batch("m2", 0..<2), batch("m1", 2..<5)])
+    #expect(results.map { $0 == nil } == [true, true])
+    #expect(try store.track(ofMission: "m1") == (0..<5).map(Fixtures.fix))
+    #expect(try store.track(ofMission: "m2") == (0..<2).map(Fixtures.fix))
+    #expect(
+      try store.events(ofMission: "m1").map(\.event)
+        == (0..<5).map { Fixtures.fixEvent($0, mission: "m1") })
+    #expect(
+      try store.events(ofMission: "m2").map(\.event)
+        == (0..<2).map { Fixtures.fixEvent($0, mission: "m2") })
+  }
+
   /// Two deciders of one session (DESIGN §10): a batch decided from the version the store
   /// holds is recorded and moves it on; one decided from an older version records nothing.
   @Test func aBatchDecidedFromAnOlderVersionRecordsNothing() async throws {
