@@ -91,6 +91,9 @@ final class HTTPServer: @unchecked Sendable {
   private var streams: [ObjectIdentifier: ResponseStream] = [:]
   /// Writes running on their own threads or answered later, their connections suspended.
   private var offloaded = 0
+  /// Answers of writes given but not yet sent (or their connection closed): `stop()`
+  /// waits for them, so that a write committed as the stop began is still answered.
+  private var writeAnswersUnsent = 0
   /// Set once a stop has begun: a write is then answered 503 where it stands, never
   /// offloaded, and an answer to come is waited for on the server thread, so that no
   /// connection is suspended when libmicrohttpd is stopped.
@@ -179,6 +182,11 @@ final class HTTPServer: @unchecked Sendable {
     while lock.withLock({ !streams.isEmpty }) && Date() < deadline { usleep(5_000) }
     // libmicrohttpd must not be stopped with a connection still suspended.
     endWrites(interrupt: interrupt)
+    // The answers just given are sent by the server threads; stopping libmicrohttpd would
+    // close their connections first (a bounded wait: a client that reads nothing cannot
+    // hold the stop).
+    let sending = Date().addingTimeInterval(0.5)
+    while lock.withLock({ writeAnswersUnsent > 0 }) && Date() < sending { usleep(2_000) }
     // Stopped outside the lock: libmicrohttpd reports each connection's end as it closes
     // them, and those reports take the lock.
     let running = lock.withLock { () -> OpaquePointer? in
@@ -240,7 +248,7 @@ final class HTTPServer: @unchecked Sendable {
     let wait = max(limits.headerTimeoutSeconds, limits.idleTimeoutSeconds)
     let socket = missiontrack_mhd_connection_fd(connection)
     lock.withLock {
-      bodyBytesReserved -= exchange.reserved
+      ended(exchange)
       headerDeadlines[key] = (socket, ContinuousClock.now + .seconds(wait))
     }
   }
@@ -248,7 +256,14 @@ final class HTTPServer: @unchecked Sendable {
   /// A request ended without its answer (the client left, an error): its body's bytes are
   /// free again.
   fileprivate func abandoned(_ exchange: Exchange) {
-    lock.withLock { bodyBytesReserved -= exchange.reserved }
+    lock.withLock { ended(exchange) }
+  }
+
+  /// Gives back what `exchange` held (its body's bytes, a write's answer to send); called
+  /// under the lock.
+  private func ended(_ exchange: Exchange) {
+    bodyBytesReserved -= exchange.reserved
+    if exchange.isWriteAnswer { writeAnswersUnsent -= 1 }
   }
 
   /// Reserves `bytes` more of the body budget for `exchange`; false when they do not fit.
@@ -292,6 +307,8 @@ final class HTTPServer: @unchecked Sendable {
     var stream: ResponseStream?
     /// The response of an offloaded write, for the call after the resume.
     var answer: HTTPResponse?
+    /// Whether it is a write's answer that `stop()` waits to be sent.
+    var isWriteAnswer = false
 
     init(rawPath: String, rawPathIsUTF8: Bool = true) {
       self.rawPath = rawPath
@@ -397,8 +414,8 @@ final class HTTPServer: @unchecked Sendable {
     // Dispatch workers (as many as cores) starve the tasks they wait for.
     let worker = Thread { [handler] in
       exchange.answer = handler(request).response
+      self.writeAnswered(exchange)
       MHD_resume_connection(suspended.connection)
-      self.lock.withLock { self.offloaded -= 1 }
     }
     worker.start()
     return .YES
@@ -415,17 +432,35 @@ final class HTTPServer: @unchecked Sendable {
       offloaded += 1
       return true
     }
-    guard suspending else { return queue(pending.wait(), on: connection, exchange: exchange) }
+    guard suspending else {
+      let response = pending.wait()
+      lock.withLock {
+        writeAnswersUnsent += 1
+        exchange.isWriteAnswer = true
+      }
+      return queue(response, on: connection, exchange: exchange)
+    }
     MHD_suspend_connection(connection)
     let suspended = SuspendedConnection(connection: connection)
     // Called on the thread that gives the response (or here, when it is given already):
     // the answer is set before the resume, which orders it before the next call.
     pending.whenReady { response in
       exchange.answer = response
+      self.writeAnswered(exchange)
       MHD_resume_connection(suspended.connection)
-      self.lock.withLock { self.offloaded -= 1 }
     }
     return .YES
+  }
+
+  /// An offloaded write of `exchange` has its answer, to be sent once its connection is
+  /// resumed: no longer running, but not sent yet. Called before the resume, which may
+  /// end the exchange at once.
+  private func writeAnswered(_ exchange: Exchange) {
+    lock.withLock {
+      offloaded -= 1
+      writeAnswersUnsent += 1
+      exchange.isWriteAnswer = true
+    }
   }
 
   private func request(

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 extension ServeSuite {
@@ -190,6 +191,54 @@ extension ServeSuite {
         ProcessCPUTime.wait(forMore: cpuSeconds, of: server.process.processIdentifier),
         "the service did not work on the body")
       try Self.expectStoppedWithAllOrNothing(server, upload, sandbox, committable: false)
+    }
+
+    /// Writes that end as the service stops: each one stored was answered 201 and each one
+    /// answered 201 is stored. A write's answer is given as the stop waits for the writes in
+    /// progress; stopping libmicrohttpd then must not close its connection before it is
+    /// sent (an import committed as SIGTERM came was once answered with a cut connection).
+    @Test func everyWriteStoredAsTheServiceStopsIsAnswered() throws {
+      let sandbox = try ServiceSandbox(demo: false)
+      let server = try sandbox.serve()
+      // Each writer's PUTs in order: the id, then its status (0: cut off; nil: not
+      // connected, so never sent).
+      let outcomes = Mutex<[String: Int?]>([:])
+      let writers = DispatchGroup()
+      for writer in 0..<8 {
+        writers.enter()
+        Thread {
+          for number in 0... {
+            let id = "stop-\(writer)-\(number)"
+            let status: Int?
+            do {
+              status = try RawHTTP.request(
+                port: server.port, "PUT", "/v1/missions/\(id)",
+                headers: ["Content-Type": "application/json"], text: #"{"lat":59.5,"lon":17.5}"#
+              ).status
+            } catch let failure as RawHTTP.Failure where failure.description.hasPrefix("connect") {
+              status = nil
+            } catch {
+              status = 0
+            }
+            outcomes.withLock { $0[id] = status }
+            if status != 201 { break }
+          }
+          writers.leave()
+        }.start()
+      }
+      // Some writes first, then the signal while the writers keep going.
+      usleep(700_000)
+      let stopped = server.stop(timeout: 10)
+      #expect(stopped.status == 0)
+      #expect(writers.wait(timeout: .now() + 30) == .success, "a writer did not end")
+      let sent = outcomes.withLock { $0 }
+      #expect(sent.values.filter { $0 == 201 }.count > 8, "too few writes before the stop")
+      let again = try sandbox.serve(tag: "again")
+      defer { again.stop() }
+      for (id, status) in sent {
+        let stored = try ServiceCheck.get(again, "/v1/missions/\(id)").status == 200
+        #expect(stored == (status == 201), "\(id): answered \(String(describing: status))")
+      }
     }
 
     /// SIGTERM to `server` while `upload` is imported: it stops within 2 s (DESIGN §5), and
