@@ -2,7 +2,8 @@ import TextRules
 
 /// PostgreSQL's `COPY` text format, written into a byte buffer: fields separated by tabs,
 /// a row ended by a newline, `\N` for NULL, and a backslash, tab, newline or carriage return
-/// inside a value escaped. The one writer of it (bulk import, the event log).
+/// inside a value escaped. The one writer of it: bulk import (recording writes the binary
+/// format, `PostgresCopyBinary`).
 enum PostgresCopyText {
   /// Appends `text` (nil: NULL) and the tab after it, or the newline when it is `last`.
   static func field(_ text: String?, last: Bool = false, to row: inout [UInt8]) {

@@ -295,7 +295,8 @@ extension PostgresDatabase: TrackingStore {
     }
   }
 
-  /// Appends `events` to the outbox in order (one `COPY`), each in its typed columns.
+  /// Appends `events` to the outbox in order (one binary `COPY`, `PostgresCopyBinary`),
+  /// each in its typed columns.
   ///
   /// `COPY` rather than an `INSERT` from arrays: the server inserts its rows in batches,
   /// about three times faster per event, and most events are a recorded fix's. The
@@ -306,31 +307,31 @@ extension PostgresDatabase: TrackingStore {
   /// skips one committed late by another node or connection.
   static func insert(_ events: [TrackingEvent], _ connection: PostgresConnection) throws {
     guard !events.isEmpty else { return }
-    var rows: [UInt8] = []
-    rows.reserveCapacity(events.count * 120)
+    var rows = PostgresCopyBinary(rows: events.count, bytesPerRow: 150)
     for event in events {
       let columns = EventKindColumns(event.kind)
-      PostgresCopyText.field(event.missionID, to: &rows)
-      PostgresCopyText.field(event.workerID, to: &rows)
-      PostgresCopyText.field(event.type, to: &rows)
-      PostgresCopyText.timestamp(microseconds: microseconds(event.time), to: &rows)
-      // One call a column: a list of them would be an allocation a row.
-      PostgresCopyText.field(columns.distance?.postgresText, to: &rows)
-      PostgresCopyText.field(columns.travelled?.postgresText, to: &rows)
-      PostgresCopyText.field(columns.fence, to: &rows)
-      PostgresCopyText.field(columns.initial?.postgresText, to: &rows)
-      PostgresCopyText.field(columns.seconds?.postgresText, to: &rows)
-      PostgresCopyText.field(columns.from, to: &rows)
-      PostgresCopyText.field(columns.to, to: &rows)
-      PostgresCopyText.field(columns.status, to: &rows)
-      PostgresCopyText.field(columns.detail, to: &rows)
-      PostgresCopyText.field(columns.count?.postgresText, to: &rows)
-      PostgresCopyText.field(columns.watch, last: true, to: &rows)
+      rows.row(fields: 15)
+      rows.text(event.missionID)
+      rows.text(event.workerID)
+      rows.text(event.type)
+      rows.timestamp(microseconds: microseconds(event.time))
+      rows.float8(columns.distance)
+      rows.float8(columns.travelled)
+      rows.text(columns.fence)
+      rows.bool(columns.initial)
+      rows.float8(columns.seconds)
+      rows.text(columns.from)
+      rows.text(columns.to)
+      rows.text(columns.status)
+      rows.text(columns.detail)
+      rows.int64(columns.count.map(Int64.init))
+      rows.text(columns.watch)
     }
     _ = try connection.copy(
       """
       COPY events (mission_id, worker_id, type, time, distance_m, travelled_m, fence_id,
         initial, seconds, from_state, to_state, status, detail, count, watch_id) FROM STDIN
-      """, from: [rows])
+        (FORMAT binary)
+      """, from: [rows.finish()])
   }
 }

@@ -390,6 +390,127 @@ struct PostgresDatabaseTests {
     #expect(matching.int64(0, "n") == Int64(spelled.count))
   }
 
+  /// A fix whose satellite count is past the track's `integer` column is refused with an
+  /// error, and nothing of its batch is stored (the binary `COPY` cannot send it, and
+  /// clamping it would store another value).
+  @Test func aSatelliteCountPastIntegerIsRefusedWholeBatch() throws {
+    let uri = try PostgresFixture.database()
+    let store = try PostgresDatabase(uri: uri)
+    try store.insert([Fixtures.mission("m1", state: .active)])
+    var odd = Fixtures.fix(1)
+    odd.satellitesUsed = Int(Int32.max) + 1
+    let events = [
+      Fixtures.fixEvent(0, mission: "m1"),
+      TrackingEvent(
+        time: odd.time, missionID: "m1", workerID: Worker.localID,
+        kind: .fix(odd, distanceToMissionMeters: 100, travelledMeters: 11)),
+    ]
+    let batch = TrackingBatch(
+      missionID: "m1", workerID: Worker.localID, events: events, fenceStates: [:],
+      travelledMeters: 11, basedOnVersion: 0)
+    #expect(throws: PostgresError.self) { try store.record(batch) }
+    #expect(try store.track(ofMission: "m1").isEmpty)
+    #expect(try store.events(ofMission: "m1").isEmpty)
+    odd.satellitesUsed = Int(Int32.max)
+    let fitting = TrackingBatch(
+      missionID: "m1", workerID: Worker.localID,
+      events: [
+        TrackingEvent(
+          time: odd.time, missionID: "m1", workerID: Worker.localID,
+          kind: .fix(odd, distanceToMissionMeters: 100, travelledMeters: 11))
+      ], fenceStates: [:], travelledMeters: 11, basedOnVersion: 0)
+    try store.record(fitting)
+    #expect(try store.track(ofMission: "m1") == [odd])
+  }
+
+  /// The binary `COPY` writer of the recording path: every value arrives as it was sent
+  /// (times exact to the microsecond across 1970, 2000, year 1 and year 10000; floats to
+  /// the bit; text with the bytes the text format escapes), NULL as NULL, and a time
+  /// PostgreSQL cannot hold is refused rather than stored as an infinity.
+  @Test func binaryCopiedValuesArriveExactly() throws {
+    let uri = try PostgresFixture.database()
+    _ = try PostgresDatabase(uri: uri)
+    let connection = try PostgresConnection(uri: uri)
+    try connection.execute(
+      """
+      CREATE TEMP TABLE copied (n integer, at timestamptz, us bigint, x float8, t text,
+        b boolean, s smallint, i integer, l bigint)
+      """)
+    let times: [Int64] = [
+      0, 1, -1, 999_999, -86_400_000_000, 86_399_999_999, 1_777_888_000_123_456,
+      PostgresCopyBinary.epochOffset, PostgresCopyBinary.epochOffset - 1,
+      -62_135_596_800_000_001, 253_402_300_800_000_000, -8_000_000_000_000_001,
+    ]
+    let floats: [Double] = [
+      0, -0.0, 0.1, -123.456789012345, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+      -.leastNormalMagnitude,
+    ]
+    let texts = ["", "tab\there", "new\nline\r", "back\\slash \\N", "\"quoted\"", "ünï 🛰"]
+    var rows = PostgresCopyBinary(rows: times.count, bytesPerRow: 64)
+    for (n, time) in times.enumerated() {
+      rows.row(fields: 9)
+      rows.int32(Int32(n))
+      rows.timestamp(microseconds: time)
+      rows.int64(time)
+      rows.float8(n < floats.count ? floats[n] : nil)
+      rows.text(n < texts.count ? texts[n] : nil)
+      rows.bool(n < 2 ? n == 0 : nil)
+      rows.int16(n == 0 ? .min : .max)
+      rows.int32(n == 0 ? .min : n == 1 ? .max : nil)
+      rows.int64(n == 0 ? .min : n == 1 ? .max : nil)
+    }
+    #expect(
+      try connection.copy(
+        "COPY copied FROM STDIN (FORMAT binary)", from: [rows.finish()]) == times.count)
+    let wrongTimes = try connection.query(
+      """
+      SELECT at::text AS at FROM copied
+      WHERE n NOT IN (9, 10) AND (at <> mt_time(us) OR mt_us(at) <> us)
+      """)
+    #expect(
+      wrongTimes.count == 0, "\((0..<wrongTimes.count).map { wrongTimes.string($0, "at") ?? "" })")
+    let stored = try connection.query(
+      """
+      SELECT n, x, t, b, s, i, l, at::text AS shown FROM copied ORDER BY n
+      """)
+    #expect(stored.count == times.count)
+    for row in 0..<stored.count {
+      let n = Int(stored.int64(row, "n") ?? -1)
+      #expect(
+        stored.double(row, "x")?.bitPattern == (n < floats.count ? floats[n].bitPattern : nil),
+        "float \(n)")
+      #expect(stored.string(row, "t") == (n < texts.count ? texts[n] : nil), "text \(n)")
+      #expect(stored.bool(row, "b") == (n < 2 ? n == 0 : nil), "bool \(n)")
+      #expect(stored.int64(row, "s") == (n == 0 ? Int64(Int16.min) : Int64(Int16.max)))
+      #expect(
+        stored.int64(row, "i") == (n == 0 ? Int64(Int32.min) : n == 1 ? Int64(Int32.max) : nil))
+      #expect(stored.int64(row, "l") == (n == 0 ? .min : n == 1 ? .max : nil))
+    }
+    #expect(stored.string(9, "shown") == "0001-12-31 23:59:59.999999+00 BC")
+    #expect(stored.string(10, "shown") == "10000-01-01 00:00:00+00")
+    // The last time after 1970 an Int64 holds is a time PostgreSQL holds; one before
+    // 4714 BC is refused, never stored as -infinity.
+    var last = PostgresCopyBinary(rows: 1, bytesPerRow: 16)
+    last.row(fields: 2)
+    last.int32(99)
+    last.timestamp(microseconds: .max)
+    _ = try connection.copy("COPY copied (n, at) FROM STDIN (FORMAT binary)", from: [last.finish()])
+    let lastShown = try connection.query(
+      "SELECT isfinite(at) AS finite, at::text AS at FROM copied WHERE n = 99")
+    #expect(lastShown.bool(0, "finite") == true)
+    #expect(
+      lastShown.string(0, "at")?.hasPrefix("294247-01-10") == true,
+      "\(lastShown.string(0, "at") ?? "")")
+    for time in [Int64.min, .min + PostgresCopyBinary.epochOffset, -211_900_000_000_000_000] {
+      var far = PostgresCopyBinary(rows: 1, bytesPerRow: 16)
+      far.row(fields: 1)
+      far.timestamp(microseconds: time)
+      #expect(throws: PostgresError.self, "\(time)") {
+        try connection.copy("COPY copied (at) FROM STDIN (FORMAT binary)", from: [far.finish()])
+      }
+    }
+  }
+
   @Test func ogrinfoReadsTheMissionsAsAPointLayer() async throws {
     let ogrinfo = "/usr/bin/ogrinfo"
     guard FileManager.default.isExecutableFile(atPath: ogrinfo) else {
