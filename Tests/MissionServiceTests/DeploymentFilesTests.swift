@@ -117,7 +117,7 @@ extension ServeSuite {
     /// keeps a body above `client_body_buffer_size` (16 KiB by default) in a file and sends
     /// it after the headers, a second small segment that Nagle holds until the node
     /// acknowledges the first, which Linux delays by 40 ms: every such request waited 40 ms,
-    /// and two nodes took 30,000 Overland positions/s where they take 75,000
+    /// and two nodes took 29,000 Overland positions/s where they take 55,000–68,000
     /// (docs/benchmarks.md). With the body in memory it goes out with the headers.
     @Test(.enabled(if: NginxProxy.isAvailable, "needs nginx (Debian nginx-light)"))
     func aLargeBatchThroughNginxIsNotHeldBackByTheProxy() throws {
