@@ -434,10 +434,7 @@ final class HTTPServer: @unchecked Sendable {
     }
     guard suspending else {
       let response = pending.wait()
-      lock.withLock {
-        writeAnswersUnsent += 1
-        exchange.isWriteAnswer = true
-      }
+      writeAnswered(exchange, offloaded: false)
       return queue(response, on: connection, exchange: exchange)
     }
     MHD_suspend_connection(connection)
@@ -452,12 +449,12 @@ final class HTTPServer: @unchecked Sendable {
     return .YES
   }
 
-  /// An offloaded write of `exchange` has its answer, to be sent once its connection is
-  /// resumed: no longer running, but not sent yet. Called before the resume, which may
-  /// end the exchange at once.
-  private func writeAnswered(_ exchange: Exchange) {
+  /// The write of `exchange` has its answer, not sent yet (`stop()` waits for it); when it
+  /// was `offloaded`, it is no longer running. Called before its connection is resumed,
+  /// which may end the exchange at once.
+  private func writeAnswered(_ exchange: Exchange, offloaded wasOffloaded: Bool = true) {
     lock.withLock {
-      offloaded -= 1
+      if wasOffloaded { offloaded -= 1 }
       writeAnswersUnsent += 1
       exchange.isWriteAnswer = true
     }

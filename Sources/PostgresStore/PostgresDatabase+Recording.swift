@@ -175,7 +175,7 @@ extension PostgresDatabase {
         "missions": PostgresArray(writes.map(\.missionID)),
         "workers": PostgresArray(writes.map(\.workerID)),
         "travelled": PostgresArray(writes.map(\.travelledMeters)),
-        "updated": PostgresArray(writes.map { microseconds($0.updated ?? Date()) }),
+        "updated": PostgresArray(writes.map { microseconds($0.updated) }),
         "based": PostgresArray(writes.map(\.basedOnVersion)),
         "spans": PostgresArray(writes.map(\.span)),
         "tracking": PostgresArray(MissionState.allCases.filter(\.isTracking).map(\.rawValue)),
@@ -224,7 +224,7 @@ extension PostgresDatabase {
         missions.append(write.missionID)
         fences.append(fence)
         states.append(state)
-        updated.append(microseconds(write.updated ?? Date()))
+        updated.append(microseconds(write.updated))
       }
     }
     guard !missions.isEmpty else { return }

@@ -17,6 +17,9 @@ struct PostgresSessionWrite {
   var fenceStates: [String: FenceState]
   /// The distance travelled after the last.
   var travelledMeters: Double
+  /// When it was last updated: its last event's time (the session row's and the fence
+  /// rows' `updated`; when it was made, for batches without events).
+  private(set) var updated: Date
   /// The version the first was decided from (nil: unchecked).
   let basedOnVersion: Int64?
   /// The version the last was decided from.
@@ -30,6 +33,7 @@ struct PostgresSessionWrite {
     events = batch.events
     fenceStates = batch.fenceStates
     travelledMeters = batch.travelledMeters
+    updated = batch.events.last?.time ?? Date()
     basedOnVersion = batch.basedOnVersion
     lastVersion = batch.basedOnVersion
   }
@@ -49,13 +53,11 @@ struct PostgresSessionWrite {
     events += batch.events
     fenceStates.merge(batch.fenceStates) { _, later in later }
     travelledMeters = batch.travelledMeters
+    if let last = batch.events.last { updated = last.time }
     lastVersion = batch.basedOnVersion
     return true
   }
 
   /// How many batches it records: the version it leaves is `basedOnVersion` + this.
   var span: Int { indexes.count }
-
-  /// When it was last updated: its last event's time.
-  var updated: Date? { events.last?.time }
 }

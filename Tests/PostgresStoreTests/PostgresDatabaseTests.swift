@@ -350,46 +350,6 @@ struct PostgresDatabaseTests {
     #expect((0..<rows.count).map { rows.string($0, "v") } == elements)
   }
 
-  /// Events go to the outbox with `COPY`, their times written as text: every microsecond
-  /// reads back as `mt_time` gives it (exact within 2^53 µs of 1970), before 1970, at a
-  /// day's last microsecond; and before the year 1 and after 9999 as spelled.
-  @Test func copiedTimesAreExact() throws {
-    let uri = try PostgresFixture.database()
-    _ = try PostgresDatabase(uri: uri)
-    let connection = try PostgresConnection(uri: uri)
-    try connection.execute("CREATE TEMP TABLE copied (at timestamptz, us bigint)")
-    let values: [Int64] = [
-      0, 1, -1, 999_999, -86_400_000_000, 86_399_999_999, 1_777_888_000_123_456,
-      1_709_164_800_000_001, -8_000_000_000_000_001, 8_999_999_999_999_999,
-    ]
-    let spelled: [Int64: String] = [
-      -62_135_596_800_000_001: "0001-12-31 23:59:59.999999+00 BC",
-      253_402_300_800_000_000: "10000-01-01 00:00:00+00",
-    ]
-    var rows: [UInt8] = []
-    for value in values + spelled.keys {
-      PostgresCopyText.timestamp(microseconds: value, to: &rows)
-      PostgresCopyText.field(String(value), last: true, to: &rows)
-    }
-    #expect(
-      try connection.copy("COPY copied (at, us) FROM STDIN", from: [rows])
-        == values.count + spelled.count)
-    let wrong = try connection.query(
-      """
-      SELECT at::text AS at FROM copied
-      WHERE us = ANY (CAST(:values AS bigint[])) AND (at <> mt_time(us) OR mt_us(at) <> us)
-      """, ["values": PostgresArray(values)])
-    #expect(wrong.count == 0, "\((0..<wrong.count).map { wrong.string($0, "at") ?? "" })")
-    let matching = try connection.query(
-      """
-      SELECT count(*) AS n FROM copied c
-      JOIN unnest(CAST(:us AS bigint[]), CAST(:at AS timestamptz[])) AS e(us, at)
-        ON c.us = e.us AND c.at = e.at
-      """,
-      ["us": PostgresArray(Array(spelled.keys)), "at": PostgresArray(Array(spelled.values))])
-    #expect(matching.int64(0, "n") == Int64(spelled.count))
-  }
-
   /// A fix whose satellite count is past the track's `integer` column is refused with an
   /// error, and nothing of its batch is stored (the binary `COPY` cannot send it, and
   /// clamping it would store another value).
