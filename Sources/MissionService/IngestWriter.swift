@@ -43,9 +43,10 @@ final class IngestWriter: @unchecked Sendable {
   private var waiting: [Ticket] = []
   /// Guarded by `lock`: whether a task is taking groups (at most one).
   private var draining = false
-  /// Guarded by `lock`: the flush and replies of the last group decided, which the next
-  /// group's wait for (one flush at a time, in order).
-  private var settling: Task<Void, Never>?
+  /// Flushes and answers the groups decided, one at a time and in order, on a thread of
+  /// its own: a flush waits for the disk, which must not hold a thread of the concurrency
+  /// pool (two here) that the engine and the other tasks need meanwhile.
+  private let settling = DispatchQueue(label: "missiontrack.ingest-settle")
 
   /// A writer into `engine`, whose store is `database`.
   init(engine: MissionEngine, database: any ServiceStore) {
@@ -80,13 +81,7 @@ final class IngestWriter: @unchecked Sendable {
       }
       guard !group.isEmpty else { return }
       let results = await decide(group)
-      lock.withLock {
-        let previous = settling
-        settling = Task {
-          await previous?.value
-          await self.settle(group, results)
-        }
-      }
+      settling.async { self.settle(group, results) }
     }
   }
 
@@ -100,7 +95,7 @@ final class IngestWriter: @unchecked Sendable {
 
   /// Makes what `group` recorded durable when one of its requests is a batch, then answers
   /// each request.
-  private func settle(_ group: [Ticket], _ decided: [Result<Outcome, any Error>]) async {
+  private func settle(_ group: [Ticket], _ decided: [Result<Outcome, any Error>]) {
     var results = decided
     let flushes = zip(group, results).contains { ticket, result in
       guard case .success = result else { return false }

@@ -60,13 +60,27 @@ struct EventBatch {
     return first
   }
 
-  /// Empties the buffer after a commit (or a refusal) and starts a new generation.
-  mutating func committed() {
-    events.removeAll(keepingCapacity: true)
-    fences.removeAll(keepingCapacity: true)
-    travelled.removeAll(keepingCapacity: true)
-    missionIDs.removeAll(keepingCapacity: true)
-    lastMissionID = nil
-    generation &+= 1
+  /// Takes the pending rows for a commit and leaves an empty buffer of a new generation
+  /// (a timer armed for the rows taken leaves the next ones alone); nil when nothing is
+  /// pending.
+  mutating func take() -> EventBatch? {
+    guard !isEmpty else { return nil }
+    let taken = self
+    self = EventBatch()
+    generation = taken.generation &+ 1
+    return taken
+  }
+
+  /// Puts back `older`, taken by a commit that failed, ahead of what was added since: its
+  /// events first, and its fence states and distances where nothing newer replaced them.
+  mutating func restore(_ older: EventBatch) {
+    var merged = older
+    merged.events.append(contentsOf: events)
+    merged.fences.merge(fences) { _, newer in newer }
+    merged.travelled.merge(travelled) { _, newer in newer }
+    merged.missionIDs.formUnion(missionIDs)
+    merged.lastMissionID = nil
+    merged.generation = generation
+    self = merged
   }
 }

@@ -14,7 +14,7 @@ extension MissionDatabase: OutboxStore {
   /// in the outbox once its transaction committed, and a reader of the outbox never forces
   /// the writer's commit.
   package func committedEvents(afterSequence: Int64, limit: Int) throws -> [StoredEvent] {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       let select = try connection.cached(
         "SELECT \(Self.eventColumns) WHERE e.seq > :after ORDER BY e.seq LIMIT :limit")
       defer { select.reset() }
@@ -28,7 +28,7 @@ extension MissionDatabase: OutboxStore {
 
   /// The highest committed `seq` (0 for an empty log), without committing pending events.
   package func lastCommittedSequence() throws -> Int64 {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       try connection.integer("SELECT coalesce(max(seq), 0) FROM events") ?? 0
     }
   }
@@ -36,7 +36,7 @@ extension MissionDatabase: OutboxStore {
   /// The time of the committed event just after `sequence`, nil when there is none: the
   /// oldest event a consumer at cursor `sequence` has not handed over.
   package func timeOfEvent(after sequence: Int64) throws -> Date? {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       let select = try connection.cached(
         "SELECT time_us FROM events WHERE seq > :after ORDER BY seq LIMIT 1")
       defer { select.reset() }
@@ -50,7 +50,7 @@ extension MissionDatabase: OutboxStore {
 
   /// Every webhook, oldest first.
   package func webhooks() throws -> [Webhook] {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       let select = try connection.cached(
         """
         SELECT id, url, events, mission_id, worker_id, secret, created_us, disabled, origin

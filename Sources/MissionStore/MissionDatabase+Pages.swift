@@ -78,7 +78,7 @@ extension MissionDatabase {
         try delete.run()
         return connection.changes > 0
       }
-      knownMissions.remove(id)
+      recording { _ = knownMissions.remove(id) }
       return removed
     }
   }

@@ -23,13 +23,9 @@ extension MissionDatabase {
   ///   is kept and retried by the next commit or `flush()`).
   /// - Complexity: amortised O(1) per event plus its index updates.
   package func record(_ batch: TrackingBatch) throws {
-    try withConnection { connection in
-      try ensureKnownLocked(batch.missionID, connection)
-      try checkRecordable(batch.events, connection)
-      let time = batch.events.last.map { microseconds($0.time) } ?? microseconds(Date())
-      let first = self.batch.append(batch, time: time)
-      try scheduleOrCommitLocked(first: first, connection)
-    }
+    try checkRecordable(batch.events)
+    let time = batch.events.last.map { microseconds($0.time) } ?? microseconds(Date())
+    try accept(CollectionOfOne(batch.missionID)) { $0.append(batch, time: time) }
   }
 
   /// Accepts one event that carries no fence state (see `record(_:)` for a batch).
@@ -37,35 +33,38 @@ extension MissionDatabase {
     try record(contentsOf: [event])
   }
 
-  /// Accepts several events of any missions, in order, taking the lock once (see
-  /// `record(_:)`). When one is refused before the group, none is accepted.
+  /// Accepts several events of any missions, in order, each as `record(_:)` would alone
+  /// (a full batch commits between them). When one is refused before the group, none is
+  /// accepted.
   package func record(contentsOf events: some Sequence<TrackingEvent>) throws {
+    let events = Array(events)
+    try checkRecordable(events)
     try withConnection { connection in
-      let events = Array(events)
       var checked: String?
       for event in events where event.missionID != checked {
         try ensureKnownLocked(event.missionID, connection)
         checked = event.missionID
       }
-      try checkRecordable(events, connection)
       for event in events {
-        let first = batch.append(events: CollectionOfOne(event))
-        try scheduleOrCommitLocked(first: first, connection)
+        let commitNow = try recording {
+          try acceptingLocked { $0.append(events: CollectionOfOne(event)) }
+        }
+        if commitNow { try commitPendingLocked(connection) }
       }
     }
   }
 
-  /// Commits every pending event now.
+  /// Commits every pending event now, after the commit under way (if any).
   /// - Throws: `StoreError` when the commit fails (the events stay pending),
   ///   `TrackingError.changedElsewhere` when they were dropped.
   package func flush() throws {
     try withConnection { connection in try commitPendingLocked(connection) }
   }
 
-  /// How many recorded events are waiting for their commit.
-  package var pendingEventCount: Int { locked { batch.count } }
+  /// How many recorded events are waiting for their commit (the one under way included).
+  package var pendingEventCount: Int { recording { batch.count + committingCount } }
 
-  private func checkRecordable(_ events: [TrackingEvent], _ connection: SQLiteConnection) throws {
+  private func checkRecordable(_ events: [TrackingEvent]) throws {
     for event in events {
       if case .state = event.kind {
         throw StoreError.invalidEvent(
@@ -75,23 +74,50 @@ extension MissionDatabase {
     }
   }
 
-  private func scheduleOrCommitLocked(first: Bool, _ connection: SQLiteConnection) throws {
-    let policy = configuration.groupCommit
-    if batch.count >= policy.maxEvents || policy.maxDelay <= .zero {
-      try commitPendingLocked(connection)
-    } else if first {
-      scheduleCommit(generation: batch.generation, after: policy.maxDelay)
+  /// Adds to the pending batch with `append` once every mission of `missionIDs` is known to
+  /// be stored, and commits when the batch is full. Missions seen before take only
+  /// `recordingLock`: a commit under way is not waited for.
+  private func accept(
+    _ missionIDs: some Collection<String>, _ append: (inout EventBatch) -> Bool
+  ) throws {
+    let known = try recording { () throws -> Bool? in
+      guard missionIDs.allSatisfy(knownMissions.contains) else { return nil }
+      return try acceptingLocked(append)
     }
+    switch known {
+    case false?: return
+    case true?: try flush()
+    case nil:
+      try withConnection { connection in
+        for id in missionIDs { try ensureKnownLocked(id, connection) }
+        if try recording({ try acceptingLocked(append) }) {
+          try commitPendingLocked(connection)
+        }
+      }
+    }
+  }
+
+  /// Holding `recordingLock`: adds with `append` unless closed or a background commit
+  /// failed (thrown), arms the timer for a new batch, and returns whether the batch must
+  /// commit now.
+  private func acceptingLocked(_ append: (inout EventBatch) -> Bool) throws -> Bool {
+    guard acceptsRecords else { throw StoreError.closed(path: path) }
+    try throwDeferredErrorLocked()
+    let first = append(&batch)
+    let policy = configuration.groupCommit
+    if batch.count >= policy.maxEvents || policy.maxDelay <= .zero { return true }
+    if first { scheduleCommit(generation: batch.generation, after: policy.maxDelay) }
+    return false
   }
 
   /// Fails unless mission `id` is stored (cached once seen).
   func ensureKnownLocked(_ id: String, _ connection: SQLiteConnection) throws {
-    if knownMissions.contains(id) { return }
+    if recording({ knownMissions.contains(id) }) { return }
     let statement = try connection.cached("SELECT 1 FROM missions WHERE id = :id")
     defer { statement.reset() }
     try statement.bind(["id": id])
     guard try statement.step() else { throw StoreError.missionNotFound(id) }
-    knownMissions.insert(id)
+    recording { _ = knownMissions.insert(id) }
   }
 
   private func scheduleCommit(generation: Int, after delay: Duration) {
@@ -106,21 +132,29 @@ extension MissionDatabase {
   /// The timer's commit: only if the batch it was armed for is still pending.
   private func commitIfStill(generation: Int) {
     locked {
-      guard let connection, batch.generation == generation, !batch.isEmpty else { return }
+      guard let connection,
+        recording({ batch.generation == generation && !batch.isEmpty })
+      else { return }
       do {
         try commitPendingLocked(connection)
       } catch {
-        deferredError = error
+        recording { deferredError = error }
       }
     }
   }
 
-  /// Writes the pending batch in one transaction; on failure it stays pending.
+  /// Writes the pending batch in one transaction; on failure it is pending again, ahead of
+  /// what was recorded meanwhile. Holding `lock`: the batch is taken out under
+  /// `recordingLock`, so recording goes on while it is written and synced.
   func commitPendingLocked(_ connection: SQLiteConnection) throws {
-    guard !batch.isEmpty else { return }
+    guard
+      let pending = recording({ () -> EventBatch? in
+        let taken = batch.take()
+        committingCount = taken?.count ?? 0
+        return taken
+      })
+    else { return }
     var delta = IngestCounters()
-    let events = batch.events
-    let pending = batch
     do {
       try connection.transaction {
         for id in pending.missionIDs.sorted() {
@@ -129,7 +163,7 @@ extension MissionDatabase {
             throw TrackingError.changedElsewhere(missionID: id, state: state)
           }
         }
-        try writeEventsLocked(events, connection, &delta)
+        try writeEventsLocked(pending.events, connection, &delta)
         for row in pending.fences.values {
           try saveFenceLocked(
             row.state, missionID: row.missionID, fenceID: row.fenceID, updated: row.updated,
@@ -151,15 +185,21 @@ extension MissionDatabase {
       }
     } catch let error as TrackingError {
       // Another process stopped the mission: what it did not see is never recorded.
-      batch.committed()
+      recording { committingCount = 0 }
+      throw error
+    } catch {
+      recording {
+        batch.restore(pending)
+        committingCount = 0
+      }
       throw error
     }
+    recording { committingCount = 0 }
     delta.commits = 1
     counters.events += delta.events
     counters.fixes += delta.fixes
     counters.duplicateFixes += delta.duplicateFixes
     counters.commits += delta.commits
-    batch.committed()
   }
 
   private func writeEventsLocked(

@@ -11,14 +11,15 @@ extension MissionDatabase: TrackingStore {
   /// Missions inserted or updated after change number `token` of the `mission_changes` log
   /// (all missions when nil) and missions removed after it.
   ///
-  /// While no other connection has committed since the previous call (`PRAGMA
+  /// Read by the committed reader (`withCommittedReader`): a poll never waits for the
+  /// writer's commit. While nothing was committed since the previous call (`PRAGMA
   /// data_version` unchanged), it answers without reading any table, so polling is cheap.
   /// - Complexity: O(changes log n); O(n) for the first call.
   package func changes(after token: Int64?) throws -> MissionChanges {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       let version = try connection.integer("PRAGMA data_version") ?? 0
-      // data_version moves only with other connections' commits; this connection's own
-      // writes (an import, replace or removal through the service) move the log's last seq.
+      // data_version moves with every commit but the reading connection's own (the reader
+      // writes nothing; on `:memory:` the one connection's writes move the log's last seq).
       if let token, version == observedDataVersion,
         try connection.integer("SELECT coalesce(max(seq), 0) FROM mission_changes") == token
       {

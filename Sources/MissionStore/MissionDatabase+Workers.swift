@@ -17,7 +17,7 @@ extension MissionDatabase {
 
   /// Every worker with its devices, by id; `local` is always among them.
   package func workers() throws -> [Worker] {
-    try withConnection { connection in
+    try withCommittedReader { connection in
       let select = try connection.cached("SELECT id, name FROM workers ORDER BY id")
       defer { select.reset() }
       var workers: [Worker] = []
@@ -36,7 +36,7 @@ extension MissionDatabase {
   /// Worker `id` (in any normalization form) with its devices, or nil when there is none.
   package func worker(_ id: String) throws -> Worker? {
     let id = Identifier.normalized(id)
-    return try withConnection { connection in
+    return try withCommittedReader { connection in
       let select = try connection.cached("SELECT name FROM workers WHERE id = :id")
       defer { select.reset() }
       try select.bind(["id": id])
@@ -121,7 +121,7 @@ extension MissionDatabase {
     -> (worker: String, device: WorkerDevice)?
   {
     let deviceID = Identifier.normalized(deviceID)
-    return try withConnection { connection in
+    return try withCommittedReader { connection in
       let select = try connection.cached(
         """
         SELECT worker_id, secret FROM worker_devices

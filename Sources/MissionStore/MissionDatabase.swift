@@ -10,13 +10,20 @@ import Synchronization
 /// A file written by a newer MissionTrack is refused with `StoreError.newerSchema` and left
 /// as it was.
 ///
-/// One instance is one connection. Every call is serialised by an internal lock, so an
-/// instance may be shared between tasks and threads; a reader that must not wait for the
-/// writer (listing events while a tracker records) opens its own instance on the same file —
-/// WAL lets it read the last committed state without blocking or being blocked.
+/// One instance is one writing connection. Its calls are serialised by an internal lock, so
+/// an instance may be shared between tasks and threads, with two exceptions that never wait
+/// for a commit under way (which holds the lock while it writes and syncs): `record(_:)` of
+/// a mission already seen only adds to the pending group, and the reads a service makes
+/// from its request and background threads (a device, the change feed, the outbox's head
+/// and webhooks) use a second, read-only connection (`withCommittedReader`). A reader that
+/// must not wait for the writer's other calls (listing events while a tracker records)
+/// opens its own instance on the same file — WAL lets it read the last committed state
+/// without blocking or being blocked.
 ///
 /// `@unchecked Sendable`: all mutable state (the connection, its cached statements, the
-/// pending batch, the counters) is only touched while holding `lock`.
+/// counters) is only touched while holding `lock`, what recording shares with the commit
+/// (the pending batch) while holding `recordingLock`, and the reader while holding
+/// `readerLock`.
 package final class MissionDatabase: @unchecked Sendable {
   /// The schema version this build writes (`PRAGMA user_version`).
   package static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
@@ -30,17 +37,36 @@ package final class MissionDatabase: @unchecked Sendable {
   /// How often `interrupt()` was called: a long phase of an import that runs no statement
   /// (reading the file) stops when it changes (`interruptCheck()`). Atomic, not under `lock`.
   let interruptions = Atomic<Int>(0)
+  /// Guards what `record(_:)` shares with the commit: taken alone, or inside `lock`, never
+  /// the other way round. A commit holds `lock` while it writes and syncs; recording a
+  /// known mission's events needs only this one, so it goes on meanwhile.
+  private let recordingLock = NSLock()
   /// Guarded by `lock`: nil once closed.
   var connection: SQLiteConnection?
-  /// Guarded by `lock`: events accepted by `record(_:)` and not yet committed.
+  /// Guards `reader` and `readerClosed`: taken alone, or inside `lock`.
+  private let readerLock = NSLock()
+  /// Guarded by `readerLock`: a second, read-only connection for reads of committed rows
+  /// from request and background threads (`withCommittedReader`), opened at first use.
+  private var reader: SQLiteConnection?
+  /// Guarded by `readerLock`: true once closed (no reader is opened again).
+  private var readerClosed = false
+  /// Guarded by `recordingLock`: events accepted by `record(_:)` and not yet taken by a
+  /// commit.
   var batch = EventBatch()
-  /// Guarded by `lock`: mission ids known to exist (events for others are refused early).
+  /// Guarded by `recordingLock`: how many events the commit under way holds.
+  var committingCount = 0
+  /// Guarded by `recordingLock`: false once closed (recording is refused).
+  var acceptsRecords = true
+  /// Guarded by `recordingLock`: mission ids known to exist (events for others are refused
+  /// early).
   var knownMissions: Set<String> = []
-  /// Guarded by `lock`: a commit failure from the background timer, thrown by the next call.
+  /// Guarded by `recordingLock`: a commit failure from the background timer, thrown by the
+  /// next call.
   var deferredError: (any Error)?
   /// Guarded by `lock`.
   var counters = IngestCounters()
-  /// Guarded by `lock`: `PRAGMA data_version` when the change feed was last read.
+  /// Guarded by the lock `changes(after:)` reads under (`withCommittedReader`'s):
+  /// `PRAGMA data_version` when the change feed was last read.
   var observedDataVersion: Int64?
   /// Guarded by `lock`: the multi-row inserts of fix runs by row count (see
   /// `writeFixRun`), held here so the hot path needs no lookup by SQL text.
@@ -108,8 +134,35 @@ package final class MissionDatabase: @unchecked Sendable {
     // Best effort: commit what was accepted, then close.
     if let connection {
       if !batch.isEmpty { try? commitPendingLocked(connection) }
+      reader?.close()
       connection.close()
     }
+  }
+
+  /// Runs `body` with a connection that sees what is committed — a second, read-only one of
+  /// the same file, so that it never waits for a commit under way (WAL lets it read the
+  /// last committed state while the writer writes and syncs). Only for reads that need no
+  /// pending event: the writer's group is not committed first. A `:memory:` database (a
+  /// second connection would be another database) and a read-only one use the connection.
+  func withCommittedReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    if path == ":memory:" || configuration.readOnly { return try withConnection(body) }
+    readerLock.lock()
+    defer { readerLock.unlock() }
+    guard !readerClosed else { throw StoreError.closed(path: path) }
+    if let reader { return try body(reader) }
+    let opened = try SQLiteConnection(path: path, readOnly: true)
+    try opened.setBusyTimeout(milliseconds: configuration.busyTimeoutMilliseconds)
+    reader = opened
+    return try body(opened)
+  }
+
+  /// Closes the reader (see `withCommittedReader`); later reads throw `StoreError.closed`.
+  private func closeReader() {
+    readerLock.lock()
+    defer { readerLock.unlock() }
+    reader?.close()
+    reader = nil
+    readerClosed = true
   }
 
   /// Runs `body` with the live connection while holding the lock.
@@ -117,11 +170,23 @@ package final class MissionDatabase: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard let connection else { throw StoreError.closed(path: path) }
+    try recording { try throwDeferredErrorLocked() }
+    return try body(connection)
+  }
+
+  /// Runs `body` while holding `recordingLock` (see there).
+  func recording<T>(_ body: () throws -> T) rethrows -> T {
+    recordingLock.lock()
+    defer { recordingLock.unlock() }
+    return try body()
+  }
+
+  /// Throws (once) the failure of a background commit; holding `recordingLock`.
+  func throwDeferredErrorLocked() throws {
     if let error = deferredError {
       deferredError = nil
       throw error
     }
-    return try body(connection)
   }
 
   /// Runs `body` while holding the lock, with or without a connection.
@@ -137,7 +202,9 @@ package final class MissionDatabase: @unchecked Sendable {
   package func close() throws {
     try locked {
       guard let connection else { return }
+      recording { acceptsRecords = false }
       defer {
+        closeReader()
         connection.close()
         self.connection = nil
         trackRuns = []
@@ -145,20 +212,24 @@ package final class MissionDatabase: @unchecked Sendable {
         eventRuns = []
         missionByID = nil
       }
-      if !batch.isEmpty { try commitPendingLocked(connection) }
+      try commitPendingLocked(connection)
     }
   }
 
   /// Closes the connection *without* committing pending events, as a crash would.
   func abandon() {
     locked {
+      closeReader()
       connection?.close()
       connection = nil
       trackRuns = []
       trackPlainRuns = []
       eventRuns = []
       missionByID = nil
-      batch = EventBatch()
+      recording {
+        acceptsRecords = false
+        batch = EventBatch()
+      }
     }
   }
 
