@@ -2,7 +2,7 @@
 /// source (so unknown fields can be kept verbatim and errors can name the line).
 package struct JSONNode {
   /// The value.
-  package indirect enum Value {
+  package enum Value {
     /// `null`.
     case null
     /// `true` or `false`.

@@ -267,6 +267,10 @@ package struct JSONParser {
       index += 1
       return .object(members)
     }
+    // Most objects have a few members: room for them at once, not grown from one.
+    members.reserveCapacity(Self.smallObject / 2)
+    keys.reserveCapacity(Self.smallObject / 2)
+    keyLines.reserveCapacity(Self.smallObject / 2)
     while true {
       skipSpace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
