@@ -81,7 +81,12 @@ final class IngestWriter: @unchecked Sendable {
       }
       guard !group.isEmpty else { return }
       let results = await decide(group)
-      settling.async { self.settle(group, results) }
+      if Self.needsFlush(group, results) {
+        settling.async { self.settle(group, results) }
+      } else {
+        // Nothing to wait for: answered at once, not handed to the flushing thread.
+        for (ticket, result) in zip(group, results) { ticket.reply(result) }
+      }
     }
   }
 
@@ -93,20 +98,24 @@ final class IngestWriter: @unchecked Sendable {
     }
   }
 
-  /// Makes what `group` recorded durable when one of its requests is a batch, then answers
-  /// each request.
-  private func settle(_ group: [Ticket], _ decided: [Result<Outcome, any Error>]) {
-    var results = decided
-    let flushes = zip(group, results).contains { ticket, result in
+  /// Whether one of `group`'s requests is a batch whose positions were decided: what the
+  /// group recorded must be durable before it is answered.
+  private static func needsFlush(_ group: [Ticket], _ decided: [Result<Outcome, any Error>])
+    -> Bool
+  {
+    zip(group, decided).contains { ticket, result in
       guard case .success = result else { return false }
       return ticket.durable && !ticket.fixes.isEmpty
     }
-    if flushes {
-      do {
-        try database.flush()
-      } catch {
-        results = results.map { $0.flatMap { _ in .failure(error) } }
-      }
+  }
+
+  /// Makes what `group` recorded durable, then answers each request.
+  private func settle(_ group: [Ticket], _ decided: [Result<Outcome, any Error>]) {
+    var results = decided
+    do {
+      try database.flush()
+    } catch {
+      results = results.map { $0.flatMap { _ in .failure(error) } }
     }
     for (ticket, result) in zip(group, results) { ticket.reply(result) }
   }
