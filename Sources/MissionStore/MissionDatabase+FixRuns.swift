@@ -39,12 +39,12 @@ extension MissionDatabase {
     /// `INSERT INTO track … VALUES (…) × count`: without `ignoringStored` the fast path
     /// (a fix at a time the track already holds makes it fail as a whole: SQLite undoes the
     /// statement, not the transaction; without RETURNING, SQLite streams the rows straight
-    /// into the b-tree); with it `INSERT OR IGNORE … RETURNING time_us`, which reports only
-    /// the rows actually inserted and so tells replays apart.
+    /// into the b-tree); with it `INSERT OR IGNORE … RETURNING mission_id, time_us`, which
+    /// reports only the rows actually inserted and so tells replays apart.
     static func sql(count: Int, ignoringStored: Bool) -> String {
       "INSERT \(ignoringStored ? "OR IGNORE " : "")INTO track (\(trackColumns)) VALUES "
         + MultiRowStatement<TrackRow>.values(names, count: count)
-        + (ignoringStored ? " RETURNING time_us" : "")
+        + (ignoringStored ? " RETURNING mission_id, time_us" : "")
     }
   }
 
@@ -88,16 +88,17 @@ extension MissionDatabase {
     return statement
   }
 
-  /// Binds the fixes of `events` as consecutive rows of a track insert.
-  private func bindFixes(
-    _ events: ArraySlice<TrackingEvent>, missionID: String, to run: MultiRowStatement<TrackRow>
-  ) throws {
+  /// Binds the fixes of `events` as consecutive rows of a track insert, each to its event's
+  /// mission.
+  private func bindFixes(_ events: ArraySlice<TrackingEvent>, to run: MultiRowStatement<TrackRow>)
+    throws
+  {
     let track = run.statement
     var row = 0
     for event in events {
       guard case .fix(let fix, _, _) = event.kind else { continue }
       let p = run.rows[row]
-      try track.bind(missionID, to: p.mission)
+      try track.bind(event.missionID, to: p.mission)
       try track.bind(microseconds(fix.time), to: p.time)
       try track.bind(fix.coordinate.latitude, to: p.lat)
       try track.bind(fix.coordinate.longitude, to: p.lon)
@@ -112,22 +113,23 @@ extension MissionDatabase {
     }
   }
 
-  /// Writes consecutive `fix` events of one mission (at most `fixRunLength`): their fixes
-  /// into the track, and the events of the fixes that were new into the event log, in order.
-  /// A fix whose time the track already holds (a replay) is skipped with its event.
+  /// Writes consecutive `fix` events (at most `fixRunLength`, of one mission or of many: a
+  /// group of phones' single positions is one run): their fixes into the track, and the
+  /// events of the fixes that were new into the event log, in order. A fix whose time its
+  /// mission's track already holds (a replay) is skipped with its event.
   func writeFixRun(
     _ events: ArraySlice<TrackingEvent>, _ connection: SQLiteConnection,
     _ delta: inout IngestCounters
   ) throws {
-    guard let missionID = events.first?.missionID else { return }
+    guard !events.isEmpty else { return }
     // Fast path: every fix is new (live tracking, a fresh replay).
     let plain = try runStatement(
       &trackPlainRuns, count: events.count, connection,
       sql: { TrackRow.sql(count: $0, ignoringStored: false) }, row: TrackRow.init)
-    try bindFixes(events, missionID: missionID, to: plain)
+    try bindFixes(events, to: plain)
     do {
       try plain.statement.run()
-      try writeFixEvents(events, missionID: missionID, connection)
+      try writeFixEvents(events, connection)
       delta.fixes += events.count
       delta.events += events.count
       return
@@ -137,12 +139,15 @@ extension MissionDatabase {
     let run = try runStatement(
       &trackRuns, count: events.count, connection,
       sql: { TrackRow.sql(count: $0, ignoringStored: true) }, row: TrackRow.init)
-    try bindFixes(events, missionID: missionID, to: run)
+    try bindFixes(events, to: run)
     let track = run.statement
+    let mission = try track.column("mission_id")
     let time = try track.column("time_us")
-    var inserted: Set<Int64> = []
-    inserted.reserveCapacity(events.count)
-    while try track.step() { inserted.insert(track.int64(time)) }
+    // The times inserted, by mission.
+    var inserted: [String: Set<Int64>] = [:]
+    while try track.step() {
+      inserted[track.string(mission) ?? "", default: []].insert(track.int64(time))
+    }
     track.rewind()
 
     var kept: [TrackingEvent] = []
@@ -150,23 +155,23 @@ extension MissionDatabase {
     for event in events {
       guard case .fix(let fix, _, _) = event.kind else { continue }
       // `remove` also keeps a time repeated inside the run from being logged twice.
-      if inserted.remove(microseconds(fix.time)) != nil {
+      if inserted[event.missionID]?.remove(microseconds(fix.time)) != nil {
         kept.append(event)
       } else {
         delta.duplicateFixes += 1
       }
     }
     guard !kept.isEmpty else { return }
-    try writeFixEvents(kept[...], missionID: missionID, connection)
+    try writeFixEvents(kept[...], connection)
     delta.fixes += kept.count
     delta.events += kept.count
   }
 
   /// Appends the events of fixes just stored to the event log, compactly where the line
   /// can be rebuilt exactly (see `rebuildsExactly`).
-  private func writeFixEvents(
-    _ events: ArraySlice<TrackingEvent>, missionID: String, _ connection: SQLiteConnection
-  ) throws {
+  private func writeFixEvents(_ events: ArraySlice<TrackingEvent>, _ connection: SQLiteConnection)
+    throws
+  {
     let run = try runStatement(
       &eventRuns, count: events.count, connection, sql: FixEventRow.sql(count:),
       row: FixEventRow.init)
@@ -176,7 +181,7 @@ extension MissionDatabase {
       guard case .fix(let fix, let distance, let travelled) = event.kind else { continue }
       let time = microseconds(event.time)
       let p = run.rows[row]
-      try log.bind(missionID, to: p.mission)
+      try log.bind(event.missionID, to: p.mission)
       try log.bind(time, to: p.time)
       let exact = Self.rebuildsExactly(
         fix, distance, travelled, eventTime: event.time, stored: time)

@@ -214,9 +214,7 @@ extension MissionDatabase {
           continue
         }
         var end = start + 1
-        while end < events.endIndex, end - start < Self.fixRunLength, events[end].isFix,
-          events[end].missionID == events[start].missionID
-        {
+        while end < events.endIndex, end - start < Self.fixRunLength, events[end].isFix {
           end += 1
         }
         try writeFixRun(events[start..<end], connection, &delta)

@@ -82,6 +82,37 @@ import Testing
     #expect(database.ingestCounters.duplicateFixes == 50)
   }
 
+  /// A group holds the fixes of many missions (phones' single positions): they are written
+  /// in runs across missions, and a replay is told apart by mission and time together.
+  @Test func fixesOfManyMissionsInOneRunAreEachStoredOnceWithTheirEvents() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(in: directory, configuration: holdBatches)
+    try database.putWorker(Worker(id: "bo"))
+    try database.putWorker(Worker(id: "cy"))
+    var missions = [Fixtures.mission("a", state: .active), Fixtures.mission("b", state: .active)]
+    missions[0].workerID = "bo"
+    missions[1].workerID = "cy"
+    try database.insert(missions)
+    // The same times for both missions, interleaved.
+    func interleaved(_ range: Range<Int>) -> [TrackingEvent] {
+      range.flatMap { [Fixtures.fixEvent($0, mission: "a"), Fixtures.fixEvent($0, mission: "b")] }
+    }
+    try database.record(contentsOf: interleaved(0..<20))
+    try database.flush()
+    // Half of these are stored already.
+    try database.record(contentsOf: interleaved(10..<30))
+    try database.flush()
+    let times = (0..<30).map { Fixtures.fix($0).time }
+    for id in ["a", "b"] {
+      #expect(try database.track(ofMission: id).map(\.time) == times)
+      #expect(try database.events(ofMission: id).map(\.event.time) == times)
+    }
+    #expect(database.ingestCounters.duplicateFixes == 20)
+    let logged = try database.committedEvents(afterSequence: 0, limit: 100)
+    #expect(
+      logged.map(\.event.missionID) == Array(repeating: ["a", "b"], count: 30).flatMap { $0 })
+  }
+
   @Test func repeatedTimesInOneBatchAreEachStoredOnce() throws {
     let directory = try TemporaryDirectory()
     let database = try Fixtures.database(
