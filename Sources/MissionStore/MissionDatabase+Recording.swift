@@ -25,7 +25,7 @@ extension MissionDatabase {
   package func record(_ batch: TrackingBatch) throws {
     try checkRecordable(batch.events)
     let time = batch.events.last.map { microseconds($0.time) } ?? microseconds(Date())
-    try accept(CollectionOfOne(batch.missionID)) { $0.append(batch, time: time) }
+    try accept(batch.missionID) { $0.append(batch, time: time) }
   }
 
   /// Accepts one event that carries no fence state (see `record(_:)` for a batch).
@@ -74,14 +74,12 @@ extension MissionDatabase {
     }
   }
 
-  /// Adds to the pending batch with `append` once every mission of `missionIDs` is known to
-  /// be stored, and commits when the batch is full. Missions seen before take only
-  /// `recordingLock`: a commit under way is not waited for.
-  private func accept(
-    _ missionIDs: some Collection<String>, _ append: (inout EventBatch) -> Bool
-  ) throws {
+  /// Adds to the pending batch with `append` once mission `missionID` is known to be stored,
+  /// and commits when the batch is full. A mission seen before takes only `recordingLock`:
+  /// a commit under way is not waited for.
+  private func accept(_ missionID: String, _ append: (inout EventBatch) -> Bool) throws {
     let known = try recording { () throws -> Bool? in
-      guard missionIDs.allSatisfy(knownMissions.contains) else { return nil }
+      guard knownMissions.contains(missionID) else { return nil }
       return try acceptingLocked(append)
     }
     switch known {
@@ -89,7 +87,7 @@ extension MissionDatabase {
     case true?: try flush()
     case nil:
       try withConnection { connection in
-        for id in missionIDs { try ensureKnownLocked(id, connection) }
+        try ensureKnownLocked(missionID, connection)
         if try recording({ try acceptingLocked(append) }) {
           try commitPendingLocked(connection)
         }
