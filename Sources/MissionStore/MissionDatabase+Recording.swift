@@ -181,13 +181,11 @@ extension MissionDatabase {
           try save.run()
         }
       }
-    } catch let error as TrackingError {
-      // Another process stopped the mission: what it did not see is never recorded.
-      recording { committingCount = 0 }
-      throw error
     } catch {
       recording {
-        batch.restore(pending)
+        // Another process stopped the mission (`TrackingError`): what it did not see is
+        // never recorded. Any other failure keeps the events pending.
+        if !(error is TrackingError) { batch.restore(pending) }
         committingCount = 0
       }
       throw error
@@ -203,21 +201,20 @@ extension MissionDatabase {
   private func writeEventsLocked(
     _ events: [TrackingEvent], _ connection: SQLiteConnection, _ delta: inout IngestCounters
   ) throws {
-    do {
-      var start = events.startIndex
-      while start < events.endIndex {
-        guard events[start].isFix else {
-          try write(events[start], connection, &delta)
-          start += 1
-          continue
-        }
-        var end = start + 1
-        while end < events.endIndex, end - start < Self.fixRunLength, events[end].isFix {
-          end += 1
-        }
-        try writeFixRun(events[start..<end], connection, &delta)
-        start = end
+    var start = events.startIndex
+    while start < events.endIndex {
+      guard events[start].isFix else {
+        try write(events[start], connection, &delta)
+        start += 1
+        continue
       }
+      // A run of consecutive fixes, of one mission or many (see `writeFixRun`).
+      var end = start + 1
+      while end < events.endIndex, end - start < Self.fixRunLength, events[end].isFix {
+        end += 1
+      }
+      try writeFixRun(events[start..<end], connection, &delta)
+      start = end
     }
   }
 

@@ -103,4 +103,44 @@ import Testing
     #expect(resume.fenceStates["m"]?.isInside == true)
     #expect(resume.travelledMeters == 20)
   }
+
+  /// Recording a mission seen before takes no connection: it still refuses once the
+  /// database is closed, and still reports a background commit that failed.
+  @Test func theRecordersOwnPathRefusesAfterCloseAndReportsAFailedTimerCommit() throws {
+    let directory = try TemporaryDirectory()
+    let database = try Fixtures.database(
+      in: directory, missions: [Fixtures.mission("m", state: .active)],
+      configuration: StoreConfiguration(
+        synchronous: .normal, busyTimeoutMilliseconds: 50,
+        groupCommit: GroupCommitPolicy(maxEvents: 1000, maxDelay: .milliseconds(10))))
+    func batch(_ index: Int) -> TrackingBatch {
+      TrackingBatch(
+        missionID: "m", events: [Fixtures.fixEvent(index, mission: "m")], fenceStates: [:],
+        travelledMeters: Double(index))
+    }
+    let holder = try MissionDatabase(path: directory.path())
+    try holder.withConnection { try $0.execute("BEGIN IMMEDIATE") }
+    try database.record(batch(0))
+    // The timer's commit waits 50 ms for the lock, fails as busy, and keeps the event.
+    let deadline = Date().addingTimeInterval(30)
+    while database.recording({ database.deferredError == nil }), Date() < deadline {
+      usleep(1000)
+    }
+    #expect {
+      try database.record(batch(1))
+    } throws: { error in
+      if case StoreError.busy = error { return true }
+      return false
+    }
+    #expect(database.pendingEventCount == 1)
+    try holder.withConnection { try $0.execute("ROLLBACK") }
+    try database.record(batch(1))
+    try database.close()
+    #expect(throws: StoreError.closed(path: directory.path())) { try database.record(batch(2)) }
+    #expect(throws: StoreError.closed(path: directory.path())) {
+      try database.device(.osmand, id: "123")
+    }
+    let reopened = try MissionDatabase(path: directory.path())
+    #expect(try reopened.track(ofMission: "m").count == 2)
+  }
 }
