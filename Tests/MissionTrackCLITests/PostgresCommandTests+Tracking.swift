@@ -156,8 +156,8 @@ extension PostgresCommandTests {
     let fixes = printed.split(separator: "\n").filter { $0.contains(#""type":"fix""#) }
     let show = try Self.run(
       box, ["missions", "show", "--json", "sig-101", "--db", uri])
-    #expect(show.out.contains(#""state":"active""#))
-    #expect(show.out.contains("\"track_fixes\":\(fixes.count)"), "\(show.out)")
+    #expect(show.out.contains(#""state":"active""#), "\(show)")
+    #expect(show.out.contains("\"track_fixes\":\(fixes.count)"), "\(show)")
   }
 
   @Test func aSecondTrackerIsRefusedAndAKilledTrackersLeaseIsFreeAtOnce() async throws {
