@@ -132,11 +132,8 @@ package final class MissionDatabase: @unchecked Sendable {
 
   deinit {
     // Best effort: commit what was accepted, then close.
-    if let connection {
-      if !batch.isEmpty { try? commitPendingLocked(connection) }
-      reader?.close()
-      connection.close()
-    }
+    if let connection { try? commitPendingLocked(connection) }
+    releaseConnectionsLocked()
   }
 
   /// Runs `body` with a connection that sees what is committed — a second, read-only one of
@@ -203,15 +200,7 @@ package final class MissionDatabase: @unchecked Sendable {
     try locked {
       guard let connection else { return }
       recording { acceptsRecords = false }
-      defer {
-        closeReader()
-        connection.close()
-        self.connection = nil
-        trackRuns = []
-        trackPlainRuns = []
-        eventRuns = []
-        missionByID = nil
-      }
+      defer { releaseConnectionsLocked() }
       try commitPendingLocked(connection)
     }
   }
@@ -219,18 +208,24 @@ package final class MissionDatabase: @unchecked Sendable {
   /// Closes the connection *without* committing pending events, as a crash would.
   func abandon() {
     locked {
-      closeReader()
-      connection?.close()
-      connection = nil
-      trackRuns = []
-      trackPlainRuns = []
-      eventRuns = []
-      missionByID = nil
+      releaseConnectionsLocked()
       recording {
         acceptsRecords = false
         batch = EventBatch()
       }
     }
+  }
+
+  /// Holding `lock`: closes the reader and the connection and drops what was prepared on
+  /// them (every later call throws `StoreError.closed`).
+  private func releaseConnectionsLocked() {
+    closeReader()
+    connection?.close()
+    connection = nil
+    trackRuns = []
+    trackPlainRuns = []
+    eventRuns = []
+    missionByID = nil
   }
 
   /// Takes the right to track `worker` on this database (see `TrackingLease`): one
