@@ -143,4 +143,21 @@ import Testing
     let reopened = try MissionDatabase(path: directory.path())
     #expect(try reopened.track(ofMission: "m").count == 2)
   }
+
+  /// A `:memory:` database has one connection (a second would open another, empty
+  /// database): the committed reads answer from it, and see what it committed.
+  @Test func anInMemoryDatabaseAnswersTheCommittedReadsFromItsOneConnection() throws {
+    let database = try MissionDatabase(path: ":memory:")
+    try database.insert([Fixtures.mission("m", state: .active)])
+    try database.putWorker(
+      Worker(id: "bo", devices: [WorkerDevice(ingestProtocol: .osmand, deviceID: "123")]))
+    try database.record(Fixtures.fixEvent(0, mission: "m"))
+    try database.flush()
+    #expect(try database.device(.osmand, id: "123")?.worker == "bo")
+    #expect(try database.worker("bo")?.devices.map(\.deviceID) == ["123"])
+    #expect(try database.workers().map(\.id).contains("bo"))
+    #expect(try database.changes(after: nil).missions.map(\.id) == ["m"])
+    #expect(try database.lastCommittedSequence() == 1)
+    #expect(try database.webhooks().isEmpty)
+  }
 }
