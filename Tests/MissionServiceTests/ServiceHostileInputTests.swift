@@ -311,17 +311,21 @@ extension ServeSuite {
       #expect(idle.count == 50)
     }
 
-    @Test func threeHundredConnectionsAtOnceAreServedOrRefusedCleanly() throws {
+    @Test func threeHundredConnectionsAtOnceAreAllAnswered() throws {
       let sandbox = try ServiceSandbox(demo: false)
-      let server = try sandbox.serve(["--idle-timeout", "3"])
+      // The default idle timeout (30 s): with 3 s, a host slow enough that opening the 300
+      // connections took 3 s saw the server close the first ones, idle, before their request
+      // was sent (CI: 45 of 300 closed unanswered).
+      let server = try sandbox.serve()
       defer { server.stop() }
-      // More idle connections than the limit (256): the server keeps its own count and never
-      // crashes; the ones above the limit wait in the listen backlog or are closed.
+      // 300 idle connections opened and dropped: the server keeps its own count and never
+      // crashes.
       var idle: [RawHTTP] = []
       for _ in 0..<300 { idle.append(try RawHTTP(port: server.port, timeout: 10)) }
       idle.removeAll()
       #expect(ServiceCheck.healthy(server))
-      // 300 requests in flight at once: each gets its answer or a clean close, none hangs.
+      // 300 requests in flight at once, well within the limit (1,024 per server thread, even
+      // while the server still counts the 300 dropped ones): each is answered, none hangs.
       var connections: [RawHTTP] = []
       for _ in 0..<300 { connections.append(try RawHTTP(port: server.port, timeout: 10)) }
       for connection in connections { connection.send(Self.healthz) }
@@ -339,8 +343,7 @@ extension ServeSuite {
           Issue.record("a half response: \(bytes.prefix(80))")
         }
       }
-      #expect(answered + closed == 300)
-      #expect(answered >= 256, "answered \(answered), closed \(closed)")
+      #expect(answered == 300, "answered \(answered), closed \(closed)")
       #expect(Date().timeIntervalSince(started) < 15)
       connections.removeAll()
       #expect(ServiceCheck.healthy(server))
