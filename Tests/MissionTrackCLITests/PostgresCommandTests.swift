@@ -32,9 +32,18 @@ struct PostgresCommandTests {
     let deadline = Date().addingTimeInterval(limit)
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning {
+      // What the process was doing (its state, and where it waited) tells a hang of the
+      // tool from an exit that was not noticed (state Z): one run of `webhooks bogus` was
+      // once reported running after 60 s.
+      let proc = "/proc/\(process.processIdentifier)/"
+      let stat = (try? String(contentsOfFile: proc + "stat", encoding: .utf8)) ?? "?"
+      let state = stat.split(separator: ")").last?.split(separator: " ").first ?? "?"
+      let wchan = (try? String(contentsOfFile: proc + "wchan", encoding: .utf8)) ?? "?"
       process.terminate()
       process.waitUntilExit()
-      throw CLIError.failure("missiontrack \(arguments.joined(separator: " ")) ran over \(limit) s")
+      throw CLIError.failure(
+        "missiontrack \(arguments.joined(separator: " ")) ran over \(limit) s "
+          + "(state \(state), waiting in \(wchan); stderr: \(box.read(tag + ".err")))")
     }
     process.waitUntilExit()
     return Run(
