@@ -28,6 +28,15 @@ package final class MissionDatabase: @unchecked Sendable {
   /// The schema version this build writes (`PRAGMA user_version`).
   package static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
 
+  /// The write-ahead log's length, in pages, at which a commit copies it into the database
+  /// file (SQLite's default is 1,000). Phones of 1,000 workers change some 5 pages each per
+  /// group commit, mostly the same ones again and again: a checkpoint every 1,000 pages
+  /// wrote nearly every page it copied, one every 5,000 (20 MiB of log) writes each page
+  /// once for several commits. OsmAnd positions/s went from 14,800 to 16,600, Overland's
+  /// from 106,000 to 116,000; the price is a longer checkpoint now and then, which an
+  /// Overland batch that waits for its commit sees (p99 30 → 48 ms; 10,000 pages: 73 ms).
+  static let checkpointPages = 5_000
+
   /// The file (or `:memory:`).
   package let path: String
   /// How the database was opened.
@@ -122,6 +131,9 @@ package final class MissionDatabase: @unchecked Sendable {
       // 32 MiB of page cache (SQLite's default is 2 MiB): large imports and the per-batch
       // index updates stay in memory instead of spilling to the WAL mid-transaction.
       try connection.execute("PRAGMA cache_size = -32768")
+      if !configuration.readOnly {
+        try connection.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
+      }
       if !configuration.readOnly { try migrator.migrate(connection) }
     } catch {
       connection.close()
