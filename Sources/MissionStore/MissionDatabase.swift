@@ -32,9 +32,11 @@ package final class MissionDatabase: @unchecked Sendable {
   /// file (SQLite's default is 1,000). Phones of 1,000 workers change some 5 pages each per
   /// group commit, mostly the same ones again and again: a checkpoint every 1,000 pages
   /// wrote nearly every page it copied, one every 5,000 (20 MiB of log) writes each page
-  /// once for several commits. OsmAnd positions/s went from 14,800 to 16,600, Overland's
-  /// from 106,000 to 116,000; the price is a longer checkpoint now and then, which an
-  /// Overland batch that waits for its commit sees (p99 30 → 48 ms; 10,000 pages: 73 ms).
+  /// once for several commits: 10.8 reads and writes per OsmAnd position instead of 12.3,
+  /// and in the medians of 8 runs each (`Tools/bench-ingest`) OsmAnd went from 14,700 to
+  /// 15,300 positions/s, Overland from 107,000 to 116,000. The price is a longer checkpoint
+  /// now and then, which an Overland batch that waits for its commit sees (p99 30 → 48 ms;
+  /// with 10,000 pages 73 ms).
   static let checkpointPages = 5_000
 
   /// The file (or `:memory:`).
