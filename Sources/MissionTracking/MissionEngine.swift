@@ -431,6 +431,7 @@ public actor MissionEngine {
     -> IngestCounts
   {
     var lost = lost
+    await catchUpForUntracked([worker])
     while true {
       do {
         return try await execute(decideIngest(fixes, worker: worker))
@@ -450,6 +451,16 @@ public actor MissionEngine {
     guard let missionID = state.sessions[worker]?.missionID else { return }
     let resume = try await store.resumePoint(ofMission: missionID)
     state.resynchronize(worker: worker, resume: resume)
+  }
+
+  /// Catches up with the store once when this process knows no tracked mission of one of
+  /// `workers`: it may have been started through another process (another `serve` node)
+  /// since the last poll, and the worker's positions would otherwise be dropped as
+  /// untracked (and acknowledged, so never sent again). A store that cannot be read leaves
+  /// them to be decided from what this process knows.
+  private func catchUpForUntracked(_ workers: [String]) async {
+    guard workers.contains(where: { state.trackedMissions[$0] == nil }) else { return }
+    try? await catchUp()
   }
 
   /// Brings the sessions of `workers` that another decider (another `serve` node) recorded
@@ -536,7 +547,9 @@ public actor MissionEngine {
     var results = [Result<IngestCounts, any Error>](
       repeating: .success(IngestCounts()), count: requests.count)
     var deferred: [(index: Int, decision: IngestDecision)] = []
-    await resynchronizeStale(workers: requests.filter { !$0.fixes.isEmpty }.map(\.worker))
+    let pushing = requests.filter { !$0.fixes.isEmpty }.map(\.worker)
+    await catchUpForUntracked(pushing)
+    await resynchronizeStale(workers: pushing)
     for (index, request) in requests.enumerated() where !request.fixes.isEmpty {
       if deferred.contains(where: { $0.decision.worker == request.worker }) {
         await recordDeferred(&deferred, into: &results)
