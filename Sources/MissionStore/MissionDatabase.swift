@@ -28,15 +28,13 @@ package final class MissionDatabase: @unchecked Sendable {
   /// The schema version this build writes (`PRAGMA user_version`).
   package static var schemaVersion: Int { SchemaMigration.all.last?.version ?? 0 }
 
-  /// The write-ahead log's length, in pages, at which a commit copies it into the database
-  /// file (SQLite's default is 1,000). Phones of 1,000 workers change some 5 pages each per
-  /// group commit, mostly the same ones again and again: a checkpoint every 1,000 pages
-  /// wrote nearly every page it copied, one every 5,000 (20 MiB of log) writes each page
-  /// once for several commits: 10.8 reads and writes per OsmAnd position instead of 12.3,
-  /// and in the medians of 8 runs each (`Tools/bench-ingest`) OsmAnd went from 14,700 to
-  /// 15,300 positions/s, Overland from 107,000 to 116,000. The price is a longer checkpoint
-  /// now and then, which an Overland batch that waits for its commit sees (p99 30 → 48 ms;
-  /// with 10,000 pages 73 ms).
+  /// The write-ahead log's length, in pages, at which it is copied into the database file
+  /// (by `WALCheckpointer`; SQLite's default is 1,000). Phones of 1,000 workers change some
+  /// 5 pages each per group commit, mostly the same ones again and again: a checkpoint every
+  /// 1,000 pages wrote nearly every page it copied, one every 5,000 (20 MiB of log) writes
+  /// each page once for several commits: 10.8 reads and writes per OsmAnd position instead
+  /// of 12.3, and in the medians of 8 runs each (`Tools/bench-ingest`) OsmAnd went from
+  /// 14,700 to 15,300 positions/s, Overland from 107,000 to 116,000.
   static let checkpointPages = 5_000
 
   /// The file (or `:memory:`).
@@ -61,6 +59,8 @@ package final class MissionDatabase: @unchecked Sendable {
   private var reader: SQLiteConnection?
   /// Guarded by `readerLock`: true once closed (no reader is opened again).
   private var readerClosed = false
+  /// Checkpoints the writer's log beside it; nil for a read-only or in-memory database.
+  private var checkpointer: WALCheckpointer?
   /// Guarded by `recordingLock`: events accepted by `record(_:)` and not yet taken by a
   /// commit.
   var batch = EventBatch()
@@ -134,9 +134,14 @@ package final class MissionDatabase: @unchecked Sendable {
       // index updates stay in memory instead of spilling to the WAL mid-transaction.
       try connection.execute("PRAGMA cache_size = -32768")
       if !configuration.readOnly {
-        try connection.execute("PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
+        try migrator.migrate(connection)
+        if path != ":memory:" {
+          let checkpointer = WALCheckpointer(
+            path: path, synchronous: configuration.synchronous, threshold: Self.checkpointPages)
+          try connection.afterEachCommit { checkpointer.noteCommit(logPages: $1, on: $0) }
+          self.checkpointer = checkpointer
+        }
       }
-      if !configuration.readOnly { try migrator.migrate(connection) }
     } catch {
       connection.close()
       throw error
@@ -234,6 +239,7 @@ package final class MissionDatabase: @unchecked Sendable {
   /// them (every later call throws `StoreError.closed`).
   private func releaseConnectionsLocked() {
     closeReader()
+    checkpointer?.close()
     connection?.close()
     connection = nil
     trackRuns = []

@@ -11,6 +11,8 @@ final class SQLiteConnection {
   /// The file the connection is on (`:memory:` for an in-memory database).
   let path: String
   private var cache: [String: SQLiteStatement] = [:]
+  /// What `afterEachCommit(_:)` set.
+  private var afterCommit: ((SQLiteConnection, Int) -> Void)?
 
   /// Process-wide SQLite settings, applied once before the first connection: memory
   /// statistics off (they take a global mutex on every allocation). If SQLite was already
@@ -127,6 +129,31 @@ final class SQLiteConnection {
     let statement = try prepare(sql)
     cache[sql] = statement
     return statement
+  }
+
+  /// Calls `body` after each commit of this connection, on the committing thread, with the
+  /// connection and the write-ahead log's length in pages; SQLite then no longer
+  /// checkpoints by itself after a commit (`wal_autocheckpoint` and this share one slot).
+  func afterEachCommit(_ body: @escaping (SQLiteConnection, Int) -> Void) throws {
+    let handle = try liveHandle()
+    afterCommit = body
+    sqlite3_wal_hook(
+      handle,
+      { context, _, _, pages in
+        guard let context else { return SQLITE_OK }
+        let connection = Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue()
+        connection.afterCommit?(connection, Int(pages))
+        return SQLITE_OK
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  /// Copies into the database file what of the write-ahead log no reader still needs,
+  /// waiting for no lock (`SQLITE_CHECKPOINT_PASSIVE`).
+  /// - Throws: `StoreError` for SQLite's error (`SQLITE_BUSY` when another connection
+  ///   checkpoints).
+  func checkpointPassively() throws {
+    let rc = sqlite3_wal_checkpoint_v2(try liveHandle(), nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    guard rc == SQLITE_OK else { throw error(rc, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
   }
 
   /// Rows changed by the last INSERT, UPDATE or DELETE.

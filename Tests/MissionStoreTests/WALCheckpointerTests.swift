@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import MissionStore
+
+/// The write-ahead log is copied into the database beside the writer, and stays near the
+/// threshold while the writer commits back to back.
+@Suite struct WALCheckpointerTests {
+  /// Bytes of a log of `pages` pages of 4,096 bytes (a 32-byte header, 24 bytes per frame).
+  private static func logBytes(pages: Int) -> Int { 32 + pages * (24 + 4096) }
+
+  private static func size(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+  }
+
+  /// One statement inserting `count` rows of a page each.
+  private static func insert(_ count: Int) -> String {
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count)) "
+      + "INSERT INTO t SELECT randomblob(4000) FROM n"
+  }
+
+  @Test func aLogPastTheThresholdIsCopiedAndStaysWithinTwiceIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path()
+    let writer = try SQLiteConnection(path: path, readOnly: false)
+    try writer.execute("PRAGMA journal_mode = WAL")
+    try writer.execute("CREATE TABLE t (x BLOB NOT NULL)")
+    let checkpointer = WALCheckpointer(path: path, synchronous: .full, threshold: 50)
+    try writer.afterEachCommit { checkpointer.noteCommit(logPages: $1, on: $0) }
+    // 400 commits of a page or more each, back to back: without the checkpointer (which
+    // also turns SQLite's own checkpoints off) the log would hold all 400.
+    var largestLog = 0
+    for _ in 0..<400 {
+      try writer.execute("INSERT INTO t VALUES (randomblob(4000))")
+      largestLog = max(largestLog, Self.size(path + "-wal"))
+    }
+    #expect(largestLog <= Self.logBytes(pages: 110), "the log grew to \(largestLog) bytes")
+    // Copied into the database file, by the checkpointer or the writer.
+    checkpointer.close()
+    #expect(Self.size(path) > 300 * 4096, "the database file holds \(Self.size(path)) bytes")
+    let reader = try SQLiteConnection(path: path, readOnly: true)
+    #expect(try reader.integer("SELECT count(*) FROM t") == 400)
+    reader.close()
+    writer.close()
+  }
+
+  @Test func aLogUnderTwiceTheThresholdIsCopiedBesideTheWriter() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path()
+    let writer = try SQLiteConnection(path: path, readOnly: false)
+    try writer.execute("PRAGMA journal_mode = WAL")
+    try writer.execute("CREATE TABLE t (x BLOB NOT NULL)")
+    let checkpointer = WALCheckpointer(path: path, synchronous: .full, threshold: 50)
+    try writer.afterEachCommit { checkpointer.noteCommit(logPages: $1, on: $0) }
+    // 60 pages in one commit: past the threshold, under twice it, so only the checkpointer's
+    // thread copies them.
+    try writer.execute(Self.insert(60))
+    let deadline = Date().addingTimeInterval(10)
+    while Self.size(path) < 55 * 4096 && Date() < deadline { usleep(10_000) }
+    #expect(Self.size(path) >= 55 * 4096, "the database file holds \(Self.size(path)) bytes")
+    // Closed, it starts no checkpoint: a second commit past the threshold stays in the log.
+    checkpointer.close()
+    let copied = Self.size(path)
+    try writer.execute(Self.insert(30))
+    usleep(200_000)
+    #expect(Self.size(path) == copied)
+    writer.close()
+  }
+}
