@@ -104,6 +104,10 @@ package protocol ServiceStore: TrackingLeaseStore, OutboxStore {
   func device(_ ingestProtocol: WorkerDevice.IngestProtocol, id deviceID: String) throws
     -> (worker: String, device: WorkerDevice)?
 
+  /// A number that every change to any worker's devices moves, made by any process or node
+  /// (a store's trigger): equal twice, no registration changed in between.
+  func deviceRegistryVersion() throws -> Int64
+
   // MARK: Operations
 
   /// Checks that the database takes a write now (for `/healthz`).

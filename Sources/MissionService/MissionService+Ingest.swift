@@ -98,7 +98,8 @@ extension MissionService {
   private func sender(of batch: IngestBatch) throws -> String? {
     switch batch.identity {
     case .device(let id):
-      guard let (worker, device) = try registeredDevice(batch.protocolName, id: id) else {
+      guard let (worker, device) = try deviceRegistrations.registration(batch.protocolName, id: id)
+      else {
         throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)
       }
       try check(batch, against: device)
@@ -135,17 +136,6 @@ extension MissionService {
       guard known else { throw IngestRefusal(error: batch.wrongSecret(), reason: .wrongSecret) }
       return worker.id
     }
-  }
-
-  /// The registration of device `id` for an endpoint of `protocolName`: GPSLogger's custom
-  /// URL speaks OsmAnd's protocol, so the OsmAnd endpoint also finds devices registered as
-  /// `gpslogger`.
-  private func registeredDevice(_ protocolName: IngestProtocol, id: String) throws
-    -> (worker: String, device: WorkerDevice)?
-  {
-    if let found = try database.device(protocolName, id: id) { return found }
-    guard protocolName == .osmand else { return nil }
-    return try database.device(.gpslogger, id: id)
   }
 
   /// Refuses `batch` unless it presents `device`'s secret (compared in constant time); a

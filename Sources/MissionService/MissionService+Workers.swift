@@ -81,6 +81,7 @@ extension MissionService {
     let existed = try writes.withLock {
       let existed = try database.worker(id) != nil
       try database.putWorker(worker)
+      deviceRegistrations.forget()
       return existed
     }
     guard let stored = try database.worker(id) else { throw Self.noWorker(id) }
@@ -95,6 +96,7 @@ extension MissionService {
     let id = try CommandBody.identifier(request.parameter("id"), of: "worker id")
     try writes.withLock {
       guard try database.removeWorker(id) else { throw Self.noWorker(id) }
+      deviceRegistrations.forget()
     }
     var body = JSONObjectWriter()
     body.add("removed", id)

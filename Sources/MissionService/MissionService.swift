@@ -40,6 +40,8 @@ package final class MissionService: @unchecked Sendable {
   let ingestMetrics = IngestMetrics()
   /// The tracking leases of the workers phones feed.
   let phoneLeases: PhoneLeases
+  /// The registrations of the devices phones present, kept in memory.
+  let deviceRegistrations: DeviceRegistrations
 
   /// A service over `engine`, which must be opened over `database`.
   package init(
@@ -54,6 +56,7 @@ package final class MissionService: @unchecked Sendable {
     ingestWriter = IngestWriter(engine: engine, database: database)
     phoneLeases = PhoneLeases(
       database: database, engine: engine, ownWorker: configuration.sourceWorker)
+    deviceRegistrations = DeviceRegistrations(database: database)
   }
 
   /// Starts listening and forwarding the engine's events; returns the base URL.

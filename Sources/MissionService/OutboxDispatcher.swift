@@ -13,7 +13,11 @@ import MissionTracking
 /// (`WebhookDelivery`: signing, per-mission order, retries, dead, 410); the events it skips
 /// let its cursor pass them. A pass runs when the engine published events (they are
 /// committed by then, or at the latest with their group commit, which the next poll sees)
-/// and every `pollIntervalSeconds` (events written by another process). A webhook that
+/// and every `pollIntervalSeconds` (events written by another process). The webhooks and
+/// the claims are read again at those polls and when this service changed a webhook, not
+/// for the engine's events: those come in a stream (one pass per group of phones'
+/// positions), and reading the webhooks for each was a read transaction that cost a tenth
+/// of `serve`'s rate for single OsmAnd positions (docs/benchmarks.md). A webhook that
 /// holds many undelivered events is not fed until it catches up (its receiver is slow or
 /// down): memory follows `maximumHeld`, not the log.
 ///
@@ -42,6 +46,9 @@ actor OutboxDispatcher {
   private var client: HTTPClient?
   private var generation = 0
   private var closed = false
+  /// Set by a poll and by a change this service made to the webhooks: the next pass reads
+  /// the webhooks and the claims again (`startAndStopConsumers`).
+  private var recheckConsumers = true
   private let wakes: AsyncStream<Void>
   private let wakeUp: AsyncStream<Void>.Continuation
   /// Events read per pass.
@@ -119,11 +126,10 @@ actor OutboxDispatcher {
   /// Runs passes until `close()`: at each wake-up and every poll interval.
   func run() async {
     let interval = configuration.pollIntervalSeconds
-    let wakeUp = self.wakeUp
     let ticker = Task {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(interval))
-        wakeUp.yield()
+        recheck()
       }
     }
     let mqttRun = mqtt.map { mqtt in Task { await mqtt.run(pollIntervalSeconds: interval) } }
@@ -158,17 +164,24 @@ actor OutboxDispatcher {
   func redeliver(_ id: String, from sequence: Int64) async throws {
     await stop(id)
     try database.redeliverWebhook(id, from: sequence)
-    wakeUp.yield()
+    recheck()
   }
 
   /// Removes webhook `id`; false when there was none.
   func remove(_ id: String) async throws -> Bool {
     await stop(id)
+    defer { recheck() }
     return try database.removeWebhook(id)
   }
 
   /// The webhooks changed (one was added): pick them up now.
-  func reload() { wakeUp.yield() }
+  func reload() { recheck() }
+
+  /// Has the next pass, at once, read the webhooks and the claims again.
+  private func recheck() {
+    recheckConsumers = true
+    wakeUp.yield()
+  }
 
   /// Counts, and each consumer's cursor (stored, or newer and not yet stored), for
   /// `/metrics`.
@@ -192,11 +205,15 @@ actor OutboxDispatcher {
 
   private func pass() async {
     storeCursors()
-    do {
-      try await startAndStopConsumers()
-    } catch {
-      configuration.log("webhooks: \(error)")
-      return
+    if recheckConsumers {
+      recheckConsumers = false
+      do {
+        try await startAndStopConsumers()
+      } catch {
+        recheckConsumers = true
+        configuration.log("webhooks: \(error)")
+        return
+      }
     }
     var ready: [String] = []
     for (id, consumer) in consumers {

@@ -76,7 +76,7 @@ extension MissionDatabase {
   }
 
   /// The statement for `count` rows, prepared once per connection and held in `slots`.
-  private func runStatement<Row>(
+  func runStatement<Row>(
     _ slots: inout [MultiRowStatement<Row>?], count: Int, _ connection: SQLiteConnection,
     sql: (Int) -> String, row: (SQLiteStatement, Int) throws -> Row
   ) throws -> MultiRowStatement<Row> {

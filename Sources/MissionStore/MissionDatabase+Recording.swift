@@ -155,31 +155,14 @@ extension MissionDatabase {
     var delta = IngestCounters()
     do {
       try connection.transaction {
-        for id in pending.missionIDs.sorted() {
-          let state = try storedStateLocked(id, connection)
-          guard state.isTracking else {
-            throw TrackingError.changedElsewhere(missionID: id, state: state)
-          }
-        }
+        try checkTrackedLocked(pending.missionIDs.sorted(), connection)
         try writeEventsLocked(pending.events, connection, &delta)
-        for row in pending.fences.values {
-          try saveFenceLocked(
-            row.state, missionID: row.missionID, fenceID: row.fenceID, updated: row.updated,
-            connection)
-        }
-        for (id, travelled) in pending.travelled {
-          let save = try connection.cached(
-            """
-            INSERT INTO tracking_sessions (mission_id, travelled_m, updated_us)
-            VALUES (:mission, :travelled, :updated)
-            ON CONFLICT (mission_id) DO UPDATE SET travelled_m = excluded.travelled_m,
-              updated_us = excluded.updated_us
-            """)
-          try save.bind([
-            "mission": id, "travelled": travelled.meters, "updated": travelled.updated,
-          ])
-          try save.run()
-        }
+        try saveFenceStatesLocked(Array(pending.fences.values), connection)
+        try saveTravelledLocked(
+          pending.travelled.map {
+            (id: $0.key, meters: $0.value.meters, updated: $0.value.updated)
+          },
+          connection)
       }
     } catch {
       recording {
@@ -263,26 +246,6 @@ extension MissionDatabase {
       "worker": event.workerID, "watch": columns.watch,
     ])
     try insert.run()
-  }
-
-  func saveFenceLocked(
-    _ state: FenceState, missionID: String, fenceID: String, updated: Int64,
-    _ connection: SQLiteConnection
-  ) throws {
-    let save = try connection.cached(
-      """
-      INSERT INTO fence_state (mission_id, fence_id, inside, since_us, dwell_reported,
-        updated_us) VALUES (:mission, :fence, :inside, :since, :dwellReported, :updated)
-      ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = excluded.inside,
-        since_us = excluded.since_us, dwell_reported = excluded.dwell_reported,
-        updated_us = excluded.updated_us
-      """)
-    try save.bind([
-      "mission": missionID, "fence": fenceID, "inside": state.isInside ? 1 : 0,
-      "since": state.insideSince.map(microseconds), "dwellReported": state.dwellReported ? 1 : 0,
-      "updated": updated,
-    ])
-    try save.run()
   }
 }
 

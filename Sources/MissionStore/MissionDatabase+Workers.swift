@@ -138,6 +138,14 @@ extension MissionDatabase {
     }
   }
 
+  /// A number that every change to any worker's devices moves, from any process
+  /// (`device_registry`, moved by triggers on `worker_devices`).
+  package func deviceRegistryVersion() throws -> Int64 {
+    try withCommittedReader { connection in
+      try connection.integer("SELECT version FROM device_registry") ?? 0
+    }
+  }
+
   /// The tracked (active or arrived) mission of every worker that has one: worker id →
   /// mission id (pending events commit first).
   /// - Complexity: O(t) for t tracked missions (the `missions_one_tracked_per_worker` index).

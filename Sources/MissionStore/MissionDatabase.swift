@@ -84,6 +84,11 @@ package final class MissionDatabase: @unchecked Sendable {
   var trackRuns: [MultiRowStatement<TrackRow>?] = []
   var trackPlainRuns: [MultiRowStatement<TrackRow>?] = []
   var eventRuns: [MultiRowStatement<FixEventRow>?] = []
+  /// Guarded by `lock`: a commit's per-mission statements by row count (see
+  /// `checkTrackedLocked`, `saveFenceStatesLocked`, `saveTravelledLocked`).
+  var trackedChecks: [MultiRowStatement<SQLiteStatement.Parameter>?] = []
+  var fenceStateRuns: [MultiRowStatement<FenceStateRow>?] = []
+  var travelledRuns: [MultiRowStatement<TravelledRow>?] = []
   /// Guarded by `lock`: the query of one mission by id with its parameter and columns
   /// resolved (see `missionLocked`), held so a lookup per nearby match resolves nothing.
   var missionByID:
@@ -245,6 +250,9 @@ package final class MissionDatabase: @unchecked Sendable {
     trackRuns = []
     trackPlainRuns = []
     eventRuns = []
+    trackedChecks = []
+    fenceStateRuns = []
+    travelledRuns = []
     missionByID = nil
   }
 

@@ -21,7 +21,29 @@ struct SchemaMigration: Sendable {
       version: 6, name: "state check without a list", sql: "", edit: stateCheckWithoutList),
     SchemaMigration(version: 7, name: "workers, one tracked mission per worker", sql: workers),
     SchemaMigration(version: 8, name: "outbox: webhooks, cursors, deliveries", sql: outbox),
+    SchemaMigration(version: 9, name: "device registry version", sql: deviceRegistry),
   ]
+
+  /// Version 9: `device_registry`, one row whose `version` every change to `worker_devices`
+  /// moves (its triggers; a removed worker's devices go by cascade, which fires them too),
+  /// whichever process makes it. `serve` keeps the registrations its phones present in
+  /// memory and forgets them when this number has moved (`ServiceStore.deviceRegistryVersion`).
+  static let deviceRegistry = """
+    CREATE TABLE device_registry (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      version INTEGER NOT NULL
+    );
+    INSERT INTO device_registry (id, version) VALUES (1, 0);
+    CREATE TRIGGER worker_devices_insert AFTER INSERT ON worker_devices BEGIN
+      UPDATE device_registry SET version = version + 1;
+    END;
+    CREATE TRIGGER worker_devices_update AFTER UPDATE ON worker_devices BEGIN
+      UPDATE device_registry SET version = version + 1;
+    END;
+    CREATE TRIGGER worker_devices_delete AFTER DELETE ON worker_devices BEGIN
+      UPDATE device_registry SET version = version + 1;
+    END;
+    """
 
   /// Version 7: workers (DESIGN §7).
   ///

@@ -90,6 +90,15 @@ extension PostgresDatabase: ServiceStore {
     try lastEventSequence()
   }
 
+  /// A number that every change to any worker's devices moves, on any node
+  /// (`device_registry`, moved by a trigger on `worker_devices`).
+  package func deviceRegistryVersion() throws -> Int64 {
+    try withConnection { connection in
+      try connection.query("SELECT version FROM device_registry").firstRow?.int64("version")
+        ?? 0
+    }
+  }
+
   /// The worker device `deviceID` of `ingestProtocol` is registered to, with the device
   /// (its secret), or nil when none is.
   package func device(_ ingestProtocol: WorkerDevice.IngestProtocol, id deviceID: String) throws

@@ -20,7 +20,29 @@ struct PostgresMigration: Sendable {
     PostgresMigration(version: 6, name: "group commit of recorded batches", sql: groupCommit),
     PostgresMigration(
       version: 7, name: "time conversions inlined into statements", sql: inlinedTimes),
+    PostgresMigration(version: 8, name: "device registry version", sql: deviceRegistry),
   ]
+
+  /// Version 8: `device_registry`, one row whose `version` every row changed in
+  /// `worker_devices` moves (a removed worker's devices go by cascade, which fires it too),
+  /// on any node. Each node keeps the registrations its phones present in memory and forgets
+  /// them when this number has moved (`ServiceStore.deviceRegistryVersion`).
+  static let deviceRegistry = """
+    CREATE TABLE device_registry (
+      id integer PRIMARY KEY CHECK (id = 1),
+      version bigint NOT NULL
+    );
+    INSERT INTO device_registry (id, version) VALUES (1, 0);
+    CREATE FUNCTION mt_device_registry_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE device_registry SET version = version + 1;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER worker_devices_registry AFTER INSERT OR UPDATE OR DELETE
+      ON worker_devices FOR EACH ROW EXECUTE FUNCTION mt_device_registry_moved();
+    CREATE TRIGGER worker_devices_registry_truncate AFTER TRUNCATE
+      ON worker_devices FOR EACH STATEMENT EXECUTE FUNCTION mt_device_registry_moved();
+    """
 
   /// Version 2: `missions.worker_id` without a foreign key, as in the SQLite store (DESIGN
   /// §7): removing a worker leaves the history of the missions it accepted as it was. An

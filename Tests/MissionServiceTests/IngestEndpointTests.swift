@@ -195,6 +195,36 @@ struct IngestEndpointTests {
     }
   }
 
+  /// The service keeps the registrations its phones present (`DeviceRegistrations`); a
+  /// change made through its own API applies to the very next request.
+  @Test func aWorkersDevicesChangedThroughTheAPIApplyToTheNextRequest() async throws {
+    let sandbox = try ServiceSandbox()
+    try await InProcessService.run(sandbox) { server in
+      try await PhoneFixtures.trackSig101(server, worker: "phone", devices: [Self.osmand])
+      let t0 = Int(PhoneFixtures.nextSecond().timeIntervalSince1970)
+      func report(_ k: Int, secret: String) async throws -> Int {
+        let p = PhoneFixtures.nearSig101(north: -600 + Double(k) * 20)
+        return try await server.request(
+          "GET",
+          "/v1/ingest/osmand?id=123456&timestamp=\(t0 + k)&lat=\(p.latitude)&lon=\(p.longitude)"
+            + "&secret=\(secret)"
+        ).status
+      }
+      #expect(try await report(0, secret: "s3cret") == 200)
+      let renewed = try await server.send(
+        "PUT", "/v1/workers/phone", contentType: "application/json",
+        #"{"devices":[{"protocol":"osmand","device_id":"123456","secret":"n3w"}]}"#)
+      #expect(renewed.status == 200, "\(renewed.text)")
+      #expect(try await report(1, secret: "s3cret") == 401)
+      #expect(try await report(2, secret: "n3w") == 200)
+      let removed = try await server.send(
+        "PUT", "/v1/workers/phone", contentType: "application/json", #"{"devices":[]}"#)
+      #expect(removed.status == 200, "\(removed.text)")
+      #expect(try await report(3, secret: "n3w") == 400)
+      #expect(try PhoneFixtures.storedTrack(sandbox.databasePath).count == 2)
+    }
+  }
+
   @Test func aDeviceWithoutSecretIsRefusedUnlessTheListenIsLoopback() async throws {
     let sandbox = try ServiceSandbox()
     let open = WorkerDevice(ingestProtocol: .osmand, deviceID: "open")

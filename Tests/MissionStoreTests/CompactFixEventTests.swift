@@ -147,7 +147,7 @@ import Testing
     // Version 3 gave the old rows their typed columns: they read back as values.
     #expect(try upgraded.events(ofMission: "m")[1].event == enter)
     try upgraded.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 8)
+      #expect(try connection.integer("PRAGMA user_version") == 9)
       #expect(try connection.integer("SELECT count(*) FROM events WHERE json = ''") == 4)
       // Version 5 copied the rows into the AUTOINCREMENT table with their numbers, and its
       // counter starts from the newest of them.

@@ -34,14 +34,14 @@ import Testing
     try database.withConnection { connection throws in
       #expect(try connection.integer("PRAGMA foreign_keys") == 1)
       #expect(try connection.integer("PRAGMA synchronous") == 1)  // NORMAL
-      #expect(try connection.integer("PRAGMA user_version") == 8)
+      #expect(try connection.integer("PRAGMA user_version") == 9)
       #expect(
         try connection.strings("SELECT name FROM schema_migrations ORDER BY version")
           == [
             "initial schema", "compact fix events", "one tracked mission, change feed",
             "spatial cell index, deadline index", "event sequence never reused",
             "state check without a list", "workers, one tracked mission per worker",
-            "outbox: webhooks, cursors, deliveries",
+            "outbox: webhooks, cursors, deliveries", "device registry version",
           ])
     }
     let full = try MissionDatabase(path: directory.path("full.sqlite"))
@@ -73,7 +73,8 @@ import Testing
             "initial schema", "compact fix events", "one tracked mission, change feed",
             "spatial cell index, deadline index", "event sequence never reused",
             "state check without a list", "workers, one tracked mission per worker",
-            "outbox: webhooks, cursors, deliveries", "notes", "notes index",
+            "outbox: webhooks, cursors, deliveries", "device registry version", "notes",
+            "notes index",
           ])
       // Running the migrator again finds nothing to do.
       #expect(
@@ -116,7 +117,7 @@ import Testing
     }
     let upgraded = try MissionDatabase(path: path)
     try upgraded.withConnection { connection throws in
-      #expect(try connection.integer("PRAGMA user_version") == 8)
+      #expect(try connection.integer("PRAGMA user_version") == 9)
       #expect(try connection.integer("PRAGMA writable_schema") == 0)
       let definition =
         try connection.strings("SELECT sql FROM sqlite_schema WHERE name = 'missions'").first

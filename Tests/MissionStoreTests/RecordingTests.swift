@@ -352,4 +352,47 @@ import Testing
     #expect(resume.travelledMeters == 12.5)
     #expect(resume.lastDelivered != nil)
   }
+
+  /// A commit of a fleet's positions checks, and writes the session rows of, its missions
+  /// `fixRunLength` per statement: 70 missions are three statements of each kind, the last
+  /// one short. Every mission's fence state and distance is stored as given; one mission of
+  /// the 70 taken out of tracking by another process drops the whole group, naming it.
+  @Test func aGroupOfManyMissionsStoresEachOnesSessionRowsOrNoneOfThem() throws {
+    let directory = try TemporaryDirectory()
+    let ids = (0..<70).map { String(format: "m%02d", $0) }
+    // One worker each: a worker tracks one mission at a time.
+    let missions = ids.map { id in
+      var mission = Fixtures.mission(id, state: .active)
+      mission.workerID = "w-" + id
+      return mission
+    }
+    let database = try Fixtures.database(
+      in: directory, missions: missions, configuration: holdBatches)
+    func batch(_ index: Int, second: Int) -> TrackingBatch {
+      TrackingBatch(
+        missionID: ids[index], events: [Fixtures.fixEvent(second, mission: ids[index])],
+        fenceStates: [
+          ids[index]: FenceState(
+            isInside: index % 2 == 0, insideSince: index % 2 == 0 ? Fixtures.start : nil)
+        ],
+        travelledMeters: Double(index) + 0.5)
+    }
+    for index in ids.indices { try database.record(batch(index, second: 0)) }
+    try database.flush()
+    for (index, id) in ids.enumerated() {
+      let resume = try #require(try database.resumePoint(ofMission: id), "\(id)")
+      #expect(resume.travelledMeters == Double(index) + 0.5, "\(id)")
+      #expect(resume.fenceStates[id]?.isInside == (index % 2 == 0), "\(id)")
+      #expect(try database.track(ofMission: id).count == 1, "\(id)")
+    }
+
+    let other = try MissionDatabase(path: directory.path())
+    try other.apply(.submit, toMission: "m45")
+    for index in ids.indices { try database.record(batch(index, second: 1)) }
+    #expect(throws: TrackingError.changedElsewhere(missionID: "m45", state: .submitted)) {
+      try database.flush()
+    }
+    for id in ids { #expect(try database.track(ofMission: id).count == 1, "\(id)") }
+    #expect(try database.resumePoint(ofMission: "m01")?.travelledMeters == 1.5)
+  }
 }

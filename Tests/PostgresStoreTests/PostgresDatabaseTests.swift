@@ -42,6 +42,31 @@ struct PostgresDatabaseTests {
     }
   }
 
+  /// Each node keeps its phones' registrations until this number moves (`serve`'s
+  /// `DeviceRegistrations`): every change to a worker's devices on one node moves it for the
+  /// other, and nothing else does.
+  @Test func aChangeToDevicesOnOneNodeMovesTheRegistryVersionForTheOther() async throws {
+    let uri = try PostgresFixture.database()
+    let nodeA = try PostgresDatabase(uri: uri)
+    let nodeB = try PostgresDatabase(uri: uri)
+    let start = try nodeB.deviceRegistryVersion()
+    try nodeA.putWorker(Worker(id: "w"))
+    #expect(try nodeB.deviceRegistryVersion() == start)
+    let phone = { (secret: String) in
+      Worker(
+        id: "w",
+        devices: [WorkerDevice(ingestProtocol: .osmand, deviceID: "p1", secret: secret)])
+    }
+    try nodeA.putWorker(phone("s1"))
+    let registered = try nodeB.deviceRegistryVersion()
+    #expect(registered > start)
+    try nodeA.putWorker(phone("s2"))
+    let changed = try nodeB.deviceRegistryVersion()
+    #expect(changed > registered)
+    #expect(try nodeA.removeWorker("w"))
+    #expect(try nodeB.deviceRegistryVersion() > changed)
+  }
+
   @Test func twoNodesRegisteringOneDeviceAtOnceGiveItToOneWorker() async throws {
     let uri = try PostgresFixture.database()
     let nodes = [try PostgresDatabase(uri: uri), try PostgresDatabase(uri: uri)]
@@ -283,7 +308,7 @@ struct PostgresDatabaseTests {
     _ = try PostgresDatabase(uri: uri)
     let connection = try PostgresConnection(uri: uri)
     let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
-    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5, 6, 7])
+    #expect((0..<versions.count).map { versions.int64($0, "version") } == [1, 2, 3, 4, 5, 6, 7, 8])
     try connection.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')")
     #expect(throws: PostgresError.self) { try PostgresDatabase(uri: uri) }
     do {

@@ -1,0 +1,145 @@
+import Foundation
+import MissionTracking
+
+extension MissionDatabase {
+  /// The parameters of one row of a fence-state upsert (`MultiRowStatement`).
+  struct FenceStateRow {
+    /// The parameter names of a row, in the order of the columns.
+    static let names = ["mission", "fence", "inside", "since", "dwell", "updated"]
+    let mission, fence, inside, since, dwell, updated: SQLiteStatement.Parameter
+
+    /// Row `row`'s parameters in `statement`.
+    init(_ statement: SQLiteStatement, row: Int) throws {
+      func named(_ name: String) throws -> SQLiteStatement.Parameter {
+        try statement.parameter("\(name)\(row)")
+      }
+      (mission, fence, inside) = (try named("mission"), try named("fence"), try named("inside"))
+      (since, dwell, updated) = (try named("since"), try named("dwell"), try named("updated"))
+    }
+
+    /// `INSERT INTO fence_state … VALUES (…) × count ON CONFLICT … DO UPDATE`.
+    static func sql(count: Int) -> String {
+      """
+      INSERT INTO fence_state (mission_id, fence_id, inside, since_us, dwell_reported,
+        updated_us) VALUES \(MultiRowStatement<Self>.values(names, count: count))
+      ON CONFLICT (mission_id, fence_id) DO UPDATE SET inside = excluded.inside,
+        since_us = excluded.since_us, dwell_reported = excluded.dwell_reported,
+        updated_us = excluded.updated_us
+      """
+    }
+  }
+
+  /// The parameters of one row of a travelled-distance upsert (`MultiRowStatement`).
+  struct TravelledRow {
+    /// The parameter names of a row, in the order of the columns.
+    static let names = ["mission", "travelled", "updated"]
+    let mission, travelled, updated: SQLiteStatement.Parameter
+
+    /// Row `row`'s parameters in `statement`.
+    init(_ statement: SQLiteStatement, row: Int) throws {
+      (mission, travelled, updated) = (
+        try statement.parameter("mission\(row)"), try statement.parameter("travelled\(row)"),
+        try statement.parameter("updated\(row)")
+      )
+    }
+
+    /// `INSERT INTO tracking_sessions … VALUES (…) × count ON CONFLICT … DO UPDATE`.
+    static func sql(count: Int) -> String {
+      """
+      INSERT INTO tracking_sessions (mission_id, travelled_m, updated_us)
+      VALUES \(MultiRowStatement<Self>.values(names, count: count))
+      ON CONFLICT (mission_id) DO UPDATE SET travelled_m = excluded.travelled_m,
+        updated_us = excluded.updated_us
+      """
+    }
+  }
+
+  /// `SELECT id, state FROM missions WHERE id IN (:id0, …)` for `count` ids.
+  static func trackedCheckSQL(count: Int) -> String {
+    "SELECT id, state FROM missions WHERE id IN ("
+      + (0..<count).map { ":id\($0)" }.joined(separator: ", ") + ")"
+  }
+
+  /// Holding `lock`, in a commit's transaction: fails unless every mission of `ids` is
+  /// stored and tracked (active or arrived), read `fixRunLength` missions per statement
+  /// (a commit of a fleet's single positions names hundreds). The first of `ids` that is
+  /// not decides the error.
+  /// - Throws: `StoreError.missionNotFound`, `TrackingError.changedElsewhere` for a mission
+  ///   another process took out of tracking, `StoreError.sqlite`.
+  func checkTrackedLocked(_ ids: [String], _ connection: SQLiteConnection) throws {
+    var states: [String: String] = [:]
+    var start = 0
+    while start < ids.count {
+      let end = min(ids.count, start + Self.fixRunLength)
+      let check = try runStatement(
+        &trackedChecks, count: end - start, connection, sql: Self.trackedCheckSQL(count:),
+        row: { statement, row in try statement.parameter("id\(row)") })
+      let select = check.statement
+      defer { select.rewind() }
+      for index in start..<end { try select.bind(ids[index], to: check.rows[index - start]) }
+      let id = try select.column("id")
+      let state = try select.column("state")
+      while try select.step() { states[select.string(id) ?? ""] = select.string(state) ?? "" }
+      start = end
+    }
+    for id in ids {
+      guard let text = states[id] else { throw StoreError.missionNotFound(id) }
+      guard let state = MissionState(rawValue: text) else {
+        throw StoreError.sqlite(
+          code: 0, message: "unknown state '\(text)' for mission \(id)", sql: "missions.state")
+      }
+      guard state.isTracking else {
+        throw TrackingError.changedElsewhere(missionID: id, state: state)
+      }
+    }
+  }
+
+  /// Holding `lock`, in a commit's transaction: stores `rows` (the fence states a group's
+  /// batches left) `fixRunLength` per statement.
+  func saveFenceStatesLocked(_ rows: [EventBatch.FenceRow], _ connection: SQLiteConnection)
+    throws
+  {
+    var start = 0
+    while start < rows.count {
+      let end = min(rows.count, start + Self.fixRunLength)
+      let run = try runStatement(
+        &fenceStateRuns, count: end - start, connection, sql: FenceStateRow.sql(count:),
+        row: FenceStateRow.init)
+      let save = run.statement
+      for index in start..<end {
+        let (row, p) = (rows[index], run.rows[index - start])
+        try save.bind(row.missionID, to: p.mission)
+        try save.bind(row.fenceID, to: p.fence)
+        try save.bind(row.state.isInside ? 1 : 0, to: p.inside)
+        try save.bind(row.state.insideSince.map(microseconds), to: p.since)
+        try save.bind(row.state.dwellReported ? 1 : 0, to: p.dwell)
+        try save.bind(row.updated, to: p.updated)
+      }
+      try save.run()
+      start = end
+    }
+  }
+
+  /// Holding `lock`, in a commit's transaction: stores each mission's travelled distance of
+  /// `travelled` (metres and update time, by mission) `fixRunLength` per statement.
+  func saveTravelledLocked(
+    _ travelled: [(id: String, meters: Double, updated: Int64)], _ connection: SQLiteConnection
+  ) throws {
+    var start = 0
+    while start < travelled.count {
+      let end = min(travelled.count, start + Self.fixRunLength)
+      let run = try runStatement(
+        &travelledRuns, count: end - start, connection, sql: TravelledRow.sql(count:),
+        row: TravelledRow.init)
+      let save = run.statement
+      for index in start..<end {
+        let (row, p) = (travelled[index], run.rows[index - start])
+        try save.bind(row.id, to: p.mission)
+        try save.bind(row.meters, to: p.travelled)
+        try save.bind(row.updated, to: p.updated)
+      }
+      try save.run()
+      start = end
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import MissionStore
+import MissionTracking
+import Testing
+
+@testable import MissionService
+
+/// `DeviceRegistrations` over a real SQLite file, changed through a second `MissionDatabase`
+/// on the same file (as `missiontrack workers` changes it while `serve` runs): a found
+/// registration is kept until the registry version moves or this service changes a worker;
+/// an unknown device is never kept.
+@Suite struct DeviceRegistrationsTests {
+  /// The file (removed with it).
+  private let sandbox: ServiceSandbox
+
+  init() throws { sandbox = try ServiceSandbox(demo: false) }
+
+  /// The service's store and another process's, on one file.
+  private func stores() throws -> (service: MissionDatabase, other: MissionDatabase) {
+    (
+      try MissionDatabase(path: sandbox.databasePath),
+      try MissionDatabase(path: sandbox.databasePath)
+    )
+  }
+
+  private func phone(_ secret: String?, worker: String = "w") -> Worker {
+    Worker(
+      id: worker, devices: [WorkerDevice(ingestProtocol: .osmand, deviceID: "p1", secret: secret)])
+  }
+
+  @Test func aFoundRegistrationIsKeptUntilTheServiceForgetsIt() throws {
+    let (service, other) = try stores()
+    try other.putWorker(phone("s1"))
+    // A recheck that never comes due within the test: only `forget()` drops what is kept.
+    let registrations = DeviceRegistrations(database: service, recheck: .seconds(3600))
+    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    try other.putWorker(phone("s2"))
+    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    registrations.forget()
+    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s2")
+  }
+
+  @Test func anotherProcesssChangeIsSeenOnceTheVersionIsReadAgain() throws {
+    let (service, other) = try stores()
+    try other.putWorker(phone("s1"))
+    let registrations = DeviceRegistrations(database: service, recheck: .milliseconds(100))
+    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    try other.putWorker(phone("s2"))
+    Thread.sleep(forTimeInterval: 0.15)
+    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s2")
+    // Removing the worker removes its devices by cascade, which moves the version too.
+    #expect(try other.removeWorker("w"))
+    Thread.sleep(forTimeInterval: 0.15)
+    #expect(try registrations.registration(.osmand, id: "p1") == nil)
+  }
+
+  @Test func anUnknownDeviceIsNotKeptAndOsmAndFindsGPSLoggersDevices() throws {
+    let (service, other) = try stores()
+    let registrations = DeviceRegistrations(database: service, recheck: .seconds(3600))
+    #expect(try registrations.registration(.osmand, id: "g1") == nil)
+    try other.putWorker(
+      Worker(id: "w", devices: [WorkerDevice(ingestProtocol: .gpslogger, deviceID: "g1")]))
+    // Registered after a miss: found at once, the miss was not kept.
+    #expect(try registrations.registration(.osmand, id: "g1")?.worker == "w")
+    #expect(try registrations.registration(.gpslogger, id: "g1")?.worker == "w")
+    #expect(try registrations.registration(.overland, id: "g1") == nil)
+    // The id is looked up in NFC, as the store keeps it.
+    try other.putWorker(
+      Worker(id: "v", devices: [WorkerDevice(ingestProtocol: .osmand, deviceID: "caf\u{E9}")]))
+    #expect(try registrations.registration(.osmand, id: "cafe\u{301}")?.worker == "v")
+  }
+
+  @Test func theRegistryVersionMovesWithEveryChangeToDevicesOnly() throws {
+    let (service, other) = try stores()
+    let start = try service.deviceRegistryVersion()
+    try other.putWorker(Worker(id: "w"))
+    #expect(try service.deviceRegistryVersion() == start)
+    try other.putWorker(phone("s1"))
+    let registered = try service.deviceRegistryVersion()
+    #expect(registered > start)
+    try other.putWorker(phone("s2"))
+    let changed = try service.deviceRegistryVersion()
+    #expect(changed > registered)
+    #expect(try other.removeWorker("w"))
+    #expect(try service.deviceRegistryVersion() > changed)
+  }
+}
