@@ -7,8 +7,9 @@ import TextRules
 /// The device registrations that `/v1/ingest/…` looks up for every request, kept in memory.
 ///
 /// Reading a phone's registration for each of its requests was a read transaction each,
-/// on one reading connection the server threads take in turn: about a fifth of `serve`'s
-/// rate for single OsmAnd positions (`Tools/bench-ingest`, docs/benchmarks.md).
+/// on one reading connection the server threads take in turn: with the outbox's reads on
+/// the same connection, a tenth of `serve`'s rate for single OsmAnd positions
+/// (`Tools/bench-ingest`, docs/benchmarks.md, 2026-12-05).
 ///
 /// A registration found is kept; an unknown device is read again each time (never kept, so
 /// made-up ids cannot fill memory). Every registration kept is forgotten when this service

@@ -16,8 +16,9 @@ import MissionTracking
 /// and every `pollIntervalSeconds` (events written by another process). The webhooks and
 /// the claims are read again at those polls and when this service changed a webhook, not
 /// for the engine's events: those come in a stream (one pass per group of phones'
-/// positions), and reading the webhooks for each was a read transaction that cost a tenth
-/// of `serve`'s rate for single OsmAnd positions (docs/benchmarks.md). A webhook that
+/// positions), and reading the webhooks for each was a read transaction on the connection
+/// the server threads read with too (with theirs, a tenth of `serve`'s rate for single
+/// OsmAnd positions: docs/benchmarks.md, 2026-12-05). A webhook that
 /// holds many undelivered events is not fed until it catches up (its receiver is slow or
 /// down): memory follows `maximumHeld`, not the log.
 ///

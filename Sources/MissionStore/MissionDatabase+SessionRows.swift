@@ -99,24 +99,15 @@ extension MissionDatabase {
   func saveFenceStatesLocked(_ rows: [EventBatch.FenceRow], _ connection: SQLiteConnection)
     throws
   {
-    var start = 0
-    while start < rows.count {
-      let end = min(rows.count, start + Self.fixRunLength)
-      let run = try runStatement(
-        &fenceStateRuns, count: end - start, connection, sql: FenceStateRow.sql(count:),
-        row: FenceStateRow.init)
-      let save = run.statement
-      for index in start..<end {
-        let (row, p) = (rows[index], run.rows[index - start])
-        try save.bind(row.missionID, to: p.mission)
-        try save.bind(row.fenceID, to: p.fence)
-        try save.bind(row.state.isInside ? 1 : 0, to: p.inside)
-        try save.bind(row.state.insideSince.map(microseconds), to: p.since)
-        try save.bind(row.state.dwellReported ? 1 : 0, to: p.dwell)
-        try save.bind(row.updated, to: p.updated)
-      }
-      try save.run()
-      start = end
+    try writeInRuns(
+      rows, &fenceStateRuns, connection, sql: FenceStateRow.sql(count:), row: FenceStateRow.init
+    ) { save, row, p in
+      try save.bind(row.missionID, to: p.mission)
+      try save.bind(row.fenceID, to: p.fence)
+      try save.bind(row.state.isInside ? 1 : 0, to: p.inside)
+      try save.bind(row.state.insideSince.map(microseconds), to: p.since)
+      try save.bind(row.state.dwellReported ? 1 : 0, to: p.dwell)
+      try save.bind(row.updated, to: p.updated)
     }
   }
 
@@ -125,20 +116,30 @@ extension MissionDatabase {
   func saveTravelledLocked(
     _ travelled: [(id: String, meters: Double, updated: Int64)], _ connection: SQLiteConnection
   ) throws {
+    try writeInRuns(
+      travelled, &travelledRuns, connection, sql: TravelledRow.sql(count:), row: TravelledRow.init
+    ) { save, row, p in
+      try save.bind(row.id, to: p.mission)
+      try save.bind(row.meters, to: p.travelled)
+      try save.bind(row.updated, to: p.updated)
+    }
+  }
+
+  /// Runs the multi-row statement of `sql` for `values`, `fixRunLength` rows at a time (the
+  /// statements held in `slots` by row count), `bind` binding each value to its row.
+  private func writeInRuns<Value, Row>(
+    _ values: [Value], _ slots: inout [MultiRowStatement<Row>?], _ connection: SQLiteConnection,
+    sql: (Int) -> String, row: (SQLiteStatement, Int) throws -> Row,
+    bind: (SQLiteStatement, Value, Row) throws -> Void
+  ) throws {
     var start = 0
-    while start < travelled.count {
-      let end = min(travelled.count, start + Self.fixRunLength)
-      let run = try runStatement(
-        &travelledRuns, count: end - start, connection, sql: TravelledRow.sql(count:),
-        row: TravelledRow.init)
-      let save = run.statement
+    while start < values.count {
+      let end = min(values.count, start + Self.fixRunLength)
+      let run = try runStatement(&slots, count: end - start, connection, sql: sql, row: row)
       for index in start..<end {
-        let (row, p) = (travelled[index], run.rows[index - start])
-        try save.bind(row.id, to: p.mission)
-        try save.bind(row.meters, to: p.travelled)
-        try save.bind(row.updated, to: p.updated)
+        try bind(run.statement, values[index], run.rows[index - start])
       }
-      try save.run()
+      try run.statement.run()
       start = end
     }
   }
