@@ -1,3 +1,4 @@
+import Delivery
 import Foundation
 import Ingest
 import MissionCatalog
@@ -18,6 +19,12 @@ import TextRules
 /// from any process or node) has moved. That version is read at most once per `recheck`
 /// (250 ms in `serve`), by the lookup that finds it due: a device removed or given another
 /// secret by `missiontrack workers` or another node is refused at most `recheck` later.
+///
+/// An Overland batch may name no device: its token alone says whose it is. Those are found
+/// through a map from a keyed digest of each Overland device's secret (a key of this
+/// process's own, so the map's look-up compares digests, never the secrets), built from the
+/// store's workers once per change, then checked in constant time; reading every worker
+/// for each such batch cost O(workers) per request.
 ///
 /// `@unchecked Sendable`: the mutable state is only touched while holding `lock`.
 final class DeviceRegistrations: @unchecked Sendable {
@@ -43,6 +50,12 @@ final class DeviceRegistrations: @unchecked Sendable {
   /// Guarded by `lock`: moved each time `kept` is emptied, so that a registration read
   /// before a change is not kept after it.
   private var generation = 0
+  /// Guarded by `lock`: every Overland device with a secret by the digest of its secret
+  /// (the first worker's, as the store lists them, when two share one); nil until a batch
+  /// that names no device asks after a change.
+  private var overlandByDigest: [[UInt8]: Registration]?
+  /// Keys the digests of the secrets; nil when libcrypto cannot (then such a batch is a 500).
+  private let digests = try? HMACSHA256(key: (0..<32).map { _ in UInt8.random(in: .min ... .max) })
 
   /// The registrations of `database`'s workers, its registry version read again once
   /// `recheck` has passed.
@@ -74,7 +87,41 @@ final class DeviceRegistrations: @unchecked Sendable {
 
   private func forgetLocked() {
     kept = [:]
+    overlandByDigest = nil
     generation += 1
+  }
+
+  /// The registration of the Overland device whose secret is `secret`, for a batch that
+  /// names no device; nil when none has it.
+  /// - Throws: The store's error; `ServiceError.internalError` when libcrypto cannot make
+  ///   the digests.
+  func overlandRegistration(presenting secret: String) throws -> Registration? {
+    guard let digests else {
+      throw ServiceError.internalError("libcrypto cannot compute HMAC-SHA256 for Overland tokens")
+    }
+    try recheckIfDue()
+    let (known, generation) = lock.withLock { (overlandByDigest, self.generation) }
+    let byDigest: [[UInt8]: Registration]
+    if let known {
+      byDigest = known
+    } else {
+      var built: [[UInt8]: Registration] = [:]
+      for worker in try database.workers() {
+        for device in worker.devices where device.ingestProtocol == .overland {
+          guard let expected = device.secret else { continue }
+          let digest = digests.authenticationCode(for: Array(expected.utf8))
+          if built[digest] == nil { built[digest] = (worker.id, device) }
+        }
+      }
+      lock.withLock {
+        if self.generation == generation { overlandByDigest = built }
+      }
+      byDigest = built
+    }
+    guard let found = byDigest[digests.authenticationCode(for: Array(secret.utf8))],
+      let expected = found.device.secret, IngestSecret.matches(secret, expected)
+    else { return nil }
+    return found
   }
 
   /// Reads the registry version when `recheck` has passed since it was last read, and

@@ -106,14 +106,10 @@ extension MissionService {
       return worker
     case .unnamed:
       // Overland without a device id: the device whose secret the request presents.
-      if batch.protocolName == .overland, let secret = batch.secret {
-        for worker in try database.workers() {
-          for device in worker.devices where device.ingestProtocol == .overland {
-            if let expected = device.secret, IngestSecret.matches(secret, expected) {
-              return worker.id
-            }
-          }
-        }
+      if batch.protocolName == .overland, let secret = batch.secret,
+        let found = try deviceRegistrations.overlandRegistration(presenting: secret)
+      {
+        return found.worker
       }
       guard batch.positions.isEmpty else {
         throw IngestRefusal(error: batch.unknownDevice(), reason: .unknownDevice)

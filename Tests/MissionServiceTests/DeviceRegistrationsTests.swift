@@ -70,6 +70,35 @@ import Testing
     #expect(try registrations.registration(.osmand, id: "cafe\u{301}")?.worker == "v")
   }
 
+  /// An Overland batch that names no device is its token's: found through the digests of
+  /// the Overland devices' secrets, never another protocol's, and again after a change.
+  @Test func anOverlandTokenAloneFindsItsDeviceUntilItsSecretChanges() throws {
+    let (service, other) = try stores()
+    func overland(_ id: String, _ secret: String?) -> WorkerDevice {
+      WorkerDevice(ingestProtocol: .overland, deviceID: id, secret: secret)
+    }
+    try other.putWorker(Worker(id: "a", devices: [overland("ia", "tok-a")]))
+    try other.putWorker(
+      Worker(
+        id: "b",
+        devices: [
+          overland("ib", "tok-b"),
+          WorkerDevice(ingestProtocol: .osmand, deviceID: "ob", secret: "tok-o"),
+        ]))
+    try other.putWorker(Worker(id: "c", devices: [overland("ic", nil)]))
+    let registrations = DeviceRegistrations(database: service, recheck: .milliseconds(100))
+    #expect(try registrations.overlandRegistration(presenting: "tok-a")?.worker == "a")
+    #expect(try registrations.overlandRegistration(presenting: "tok-b")?.device.deviceID == "ib")
+    // Another protocol's secret, a prefix, an empty token, one with a space: nobody's.
+    for token in ["tok-o", "tok-", "", "tok-a "] {
+      #expect(try registrations.overlandRegistration(presenting: token) == nil, "\(token)")
+    }
+    try other.putWorker(Worker(id: "a", devices: [overland("ia", "tok-new")]))
+    Thread.sleep(forTimeInterval: 0.15)
+    #expect(try registrations.overlandRegistration(presenting: "tok-a") == nil)
+    #expect(try registrations.overlandRegistration(presenting: "tok-new")?.worker == "a")
+  }
+
   @Test func theRegistryVersionMovesWithEveryChangeToDevicesOnly() throws {
     let (service, other) = try stores()
     let start = try service.deviceRegistryVersion()
