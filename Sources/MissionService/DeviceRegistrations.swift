@@ -139,12 +139,8 @@ final class DeviceRegistrations: @unchecked Sendable {
     do {
       current = try database.deviceRegistryVersion()
     } catch {
-      lock.withLock {
-        // Unknown whether anything changed: nothing kept is trusted, and the next lookup
-        // reads the version again.
-        checked = nil
-        forgetLocked()
-      }
+      // The next lookup reads it again (and forgets what is kept if it moved meanwhile).
+      lock.withLock { checked = nil }
       throw error
     }
     lock.withLock {

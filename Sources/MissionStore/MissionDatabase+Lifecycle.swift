@@ -69,10 +69,17 @@ extension MissionDatabase {
     defer { select.reset() }
     try select.bind(["id": id])
     guard try select.step() else { throw StoreError.missionNotFound(id) }
-    let text = try select.string("state") ?? ""
+    return try Self.storedState(try select.string("state") ?? "", of: id, sql: select.sql)
+  }
+
+  /// The state stored as `text` for mission `id` (read by `sql`, made only for the error).
+  /// - Throws: `StoreError.sqlite` for text that names no state.
+  static func storedState(_ text: String, of id: String, sql: @autoclosure () -> String) throws
+    -> MissionState
+  {
     guard let state = MissionState(rawValue: text) else {
       throw StoreError.sqlite(
-        code: 0, message: "unknown state '\(text)' for mission \(id)", sql: select.sql)
+        code: 0, message: "unknown state '\(text)' for mission \(id)", sql: sql())
     }
     return state
   }

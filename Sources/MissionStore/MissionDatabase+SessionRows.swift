@@ -68,26 +68,19 @@ extension MissionDatabase {
   ///   another process took out of tracking, `StoreError.sqlite`.
   func checkTrackedLocked(_ ids: [String], _ connection: SQLiteConnection) throws {
     var states: [String: String] = [:]
-    var start = 0
-    while start < ids.count {
-      let end = min(ids.count, start + Self.fixRunLength)
-      let check = try runStatement(
-        &trackedChecks, count: end - start, connection, sql: Self.trackedCheckSQL(count:),
-        row: { statement, row in try statement.parameter("id\(row)") })
-      let select = check.statement
-      defer { select.rewind() }
-      for index in start..<end { try select.bind(ids[index], to: check.rows[index - start]) }
-      let id = try select.column("id")
-      let state = try select.column("state")
-      while try select.step() { states[select.string(id) ?? ""] = select.string(state) ?? "" }
-      start = end
-    }
+    try inRuns(
+      ids, &trackedChecks, connection, sql: Self.trackedCheckSQL(count:),
+      row: { statement, row in try statement.parameter("id\(row)") },
+      bind: { select, id, parameter in try select.bind(id, to: parameter) },
+      finish: { select in
+        defer { select.rewind() }
+        let id = try select.column("id")
+        let state = try select.column("state")
+        while try select.step() { states[select.string(id) ?? ""] = select.string(state) ?? "" }
+      })
     for id in ids {
       guard let text = states[id] else { throw StoreError.missionNotFound(id) }
-      guard let state = MissionState(rawValue: text) else {
-        throw StoreError.sqlite(
-          code: 0, message: "unknown state '\(text)' for mission \(id)", sql: "missions.state")
-      }
+      let state = try Self.storedState(text, of: id, sql: Self.trackedCheckSQL(count: 1))
       guard state.isTracking else {
         throw TrackingError.changedElsewhere(missionID: id, state: state)
       }
@@ -99,7 +92,7 @@ extension MissionDatabase {
   func saveFenceStatesLocked(_ rows: [EventBatch.FenceRow], _ connection: SQLiteConnection)
     throws
   {
-    try writeInRuns(
+    try inRuns(
       rows, &fenceStateRuns, connection, sql: FenceStateRow.sql(count:), row: FenceStateRow.init
     ) { save, row, p in
       try save.bind(row.missionID, to: p.mission)
@@ -116,7 +109,7 @@ extension MissionDatabase {
   func saveTravelledLocked(
     _ travelled: [(id: String, meters: Double, updated: Int64)], _ connection: SQLiteConnection
   ) throws {
-    try writeInRuns(
+    try inRuns(
       travelled, &travelledRuns, connection, sql: TravelledRow.sql(count:), row: TravelledRow.init
     ) { save, row, p in
       try save.bind(row.id, to: p.mission)
@@ -126,11 +119,13 @@ extension MissionDatabase {
   }
 
   /// Runs the multi-row statement of `sql` for `values`, `fixRunLength` rows at a time (the
-  /// statements held in `slots` by row count), `bind` binding each value to its row.
-  private func writeInRuns<Value, Row>(
+  /// statements held in `slots` by row count): `bind` binds each value to its row, then
+  /// `finish` runs the statement (by default to its end: a write).
+  private func inRuns<Value, Row>(
     _ values: [Value], _ slots: inout [MultiRowStatement<Row>?], _ connection: SQLiteConnection,
     sql: (Int) -> String, row: (SQLiteStatement, Int) throws -> Row,
-    bind: (SQLiteStatement, Value, Row) throws -> Void
+    bind: (SQLiteStatement, Value, Row) throws -> Void,
+    finish: (SQLiteStatement) throws -> Void = { try $0.run() }
   ) throws {
     var start = 0
     while start < values.count {
@@ -139,7 +134,7 @@ extension MissionDatabase {
       for index in start..<end {
         try bind(run.statement, values[index], run.rows[index - start])
       }
-      try run.statement.run()
+      try finish(run.statement)
       start = end
     }
   }

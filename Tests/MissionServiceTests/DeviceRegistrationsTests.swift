@@ -28,30 +28,48 @@ import Testing
       id: worker, devices: [WorkerDevice(ingestProtocol: .osmand, deviceID: "p1", secret: secret)])
   }
 
+  /// The secret `registrations` finds for the phone `p1`.
+  private func secret(_ registrations: DeviceRegistrations) throws -> String? {
+    try registrations.registration(.osmand, id: "p1")?.device.secret
+  }
+
   @Test func aFoundRegistrationIsKeptUntilTheServiceForgetsIt() throws {
     let (service, other) = try stores()
     try other.putWorker(phone("s1"))
     // A recheck that never comes due within the test: only `forget()` drops what is kept.
     let registrations = DeviceRegistrations(database: service, recheck: .seconds(3600))
-    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    #expect(try secret(registrations) == "s1")
     try other.putWorker(phone("s2"))
-    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    #expect(try secret(registrations) == "s1")
     registrations.forget()
-    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s2")
+    #expect(try secret(registrations) == "s2")
   }
 
   @Test func anotherProcesssChangeIsSeenOnceTheVersionIsReadAgain() throws {
     let (service, other) = try stores()
     try other.putWorker(phone("s1"))
     let registrations = DeviceRegistrations(database: service, recheck: .milliseconds(100))
-    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s1")
+    #expect(try secret(registrations) == "s1")
     try other.putWorker(phone("s2"))
     Thread.sleep(forTimeInterval: 0.15)
-    #expect(try registrations.registration(.osmand, id: "p1")?.device.secret == "s2")
+    #expect(try secret(registrations) == "s2")
     // Removing the worker removes its devices by cascade, which moves the version too.
     #expect(try other.removeWorker("w"))
     Thread.sleep(forTimeInterval: 0.15)
-    #expect(try registrations.registration(.osmand, id: "p1") == nil)
+    #expect(try secret(registrations) == nil)
+  }
+
+  /// A store that cannot be read is the lookup's error, every time: never an answer from
+  /// what was kept before, which may be stale by then.
+  @Test func aVersionThatCannotBeReadIsAnErrorNotAKeptAnswer() throws {
+    let (service, other) = try stores()
+    try other.putWorker(phone("s1"))
+    let registrations = DeviceRegistrations(database: service, recheck: .zero)
+    #expect(try secret(registrations) == "s1")
+    try service.close()
+    for _ in 0..<2 {
+      #expect(throws: StoreError.self) { try secret(registrations) }
+    }
   }
 
   @Test func anUnknownDeviceIsNotKeptAndOsmAndFindsGPSLoggersDevices() throws {
