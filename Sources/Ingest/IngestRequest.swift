@@ -1,4 +1,5 @@
 import Foundation
+import TextRules
 
 /// One HTTP request to `/v1/ingest/…` as the decoders see it: a plain value the service
 /// fills from its server and the tests and the fuzzer build by hand.
@@ -33,7 +34,7 @@ package struct IngestRequest: Sendable {
 
   /// The first header named `name`, in any case (RFC 9110 §5.1), or nil.
   package func header(_ name: String) -> String? {
-    headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    headers.first { HTTPFieldText.namesEqual($0.name, name) }?.value
   }
 
   /// The last query value named `name` (the last one wins, as in Traccar's decoders), or nil.
@@ -43,9 +44,7 @@ package struct IngestRequest: Sendable {
 
   /// The media type of the body, lower-cased, without parameters (`application/json`).
   package var contentType: String? {
-    guard let value = header("content-type") else { return nil }
-    let type = value.split(separator: ";", maxSplits: 1).first ?? ""
-    return type.trimmingCharacters(in: .whitespaces).lowercased()
+    header("content-type").map(HTTPFieldText.mediaType)
   }
 
   /// The secret the request presents, by the one rule of every ingest endpoint: the password

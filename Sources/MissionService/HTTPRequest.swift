@@ -1,3 +1,5 @@
+import TextRules
+
 /// One HTTP request as the service's routes see it: method, path, query, headers and the
 /// whole body (read by `HTTPServer` up to its limit).
 struct HTTPRequest: Sendable {
@@ -10,8 +12,8 @@ struct HTTPRequest: Sendable {
   /// The path's segments, split before decoding (`["", "v1", "missions", "a/b"]` for
   /// `/v1/missions/a%2Fb`): what the routes match.
   var segments: [String]
-  /// The query arguments, decoded; a name given twice keeps the first value.
-  var query: [String: String]
+  /// The query arguments, decoded, in order (`query[name]` is the first value of `name`).
+  var query: QueryItems
   /// The headers, names lower-cased; a header given twice keeps the first value. From the
   /// server, only those named in `headerNames`.
   var headers: [String: String]
@@ -41,8 +43,8 @@ struct HTTPRequest: Sendable {
   /// Whether the method is GET or HEAD (a GET whose body libmicrohttpd leaves out).
   var isRead: Bool { method == "GET" || method == "HEAD" }
 
-  /// The header `name` (any case).
-  func header(_ name: String) -> String? { headers[name.lowercased()] }
+  /// The header `name`, given in lower case as `headerNames` spells it.
+  func header(_ name: String) -> String? { headers[name] }
 
   private static let headerNameBytes = headerNames.map { Array($0.utf8) }
 
@@ -57,8 +59,6 @@ struct HTTPRequest: Sendable {
 
   /// The media type of the body, lower-cased, without parameters (`text/csv`).
   var contentType: String? {
-    guard let value = header("content-type") else { return nil }
-    let type = value.split(separator: ";", maxSplits: 1).first ?? ""
-    return type.trimmingCharacters(in: .whitespaces).lowercased()
+    header("content-type").map(HTTPFieldText.mediaType)
   }
 }

@@ -63,7 +63,9 @@ struct HostHeader: Sendable, Equatable {
     case .name(let name):
       var address = in_addr()
       return name == "localhost"
-        || (name.hasPrefix("127.") && inet_pton(AF_INET, name, &address) == 1)
+        // Bytes compared: with Foundation imported, `hasPrefix` is its substring search,
+        // 1% of a server thread's time.
+        || (name.utf8.starts(with: "127.".utf8) && inet_pton(AF_INET, name, &address) == 1)
     case .ipLiteral(let literal):
       var address = in6_addr()
       guard inet_pton(AF_INET6, literal, &address) == 1 else { return false }

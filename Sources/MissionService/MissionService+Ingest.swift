@@ -159,7 +159,7 @@ extension MissionService {
   static func ingestRequest(_ request: HTTPRequest) -> IngestRequest {
     IngestRequest(
       method: request.method, path: request.path,
-      query: request.query.map { (name: $0.key, value: $0.value) },
+      query: request.query.items,
       headers: request.headers.map { (name: $0.key, value: $0.value) }, body: request.body,
       receivedAt: Date())
   }

@@ -163,14 +163,14 @@ final class InProcessService: @unchecked Sendable {
   }
 
   /// The request value the server would build from this request line, headers and body:
-  /// the path decoded, its segments split before decoding, query arguments decoded (the
-  /// first of a repeated name kept), header names lower-cased.
+  /// the path decoded, its segments split before decoding, query arguments decoded (in
+  /// order), header names lower-cased.
   static func request(
     _ method: String, _ target: String, headers: [String: String], body: [UInt8]
   ) -> HTTPRequest {
     let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
     let rawPath = String(parts[0])
-    var query: [String: String] = [:]
+    var query = QueryItems()
     if parts.count == 2 {
       for pair in parts[1].split(separator: "&") {
         let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -179,7 +179,7 @@ final class InProcessService: @unchecked Sendable {
           return spaced.removingPercentEncoding ?? spaced
         }
         let name = decoded(nameValue[0])
-        if query[name] == nil { query[name] = nameValue.count == 2 ? decoded(nameValue[1]) : "" }
+        query.append(name, nameValue.count == 2 ? decoded(nameValue[1]) : "")
       }
     }
     var lowered: [String: String] = ["host": "127.0.0.1"]
