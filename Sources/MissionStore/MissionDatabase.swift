@@ -30,12 +30,12 @@ package final class MissionDatabase: @unchecked Sendable {
 
   /// The write-ahead log's length, in pages, at which it is copied into the database file
   /// (by `WALCheckpointer`; SQLite's default is 1,000). Phones of 1,000 workers change some
-  /// 5 pages each per group commit, mostly the same ones again and again: a checkpoint every
-  /// 1,000 pages wrote nearly every page it copied, one every 5,000 (20 MiB of log) writes
-  /// each page once for several commits: 10.8 reads and writes per OsmAnd position instead
-  /// of 12.3, and in the medians of 8 runs each (`Tools/bench-ingest`) OsmAnd went from
-  /// 14,700 to 15,300 positions/s, Overland from 107,000 to 116,000.
-  static let checkpointPages = 5_000
+  /// 3.5 pages each per position, mostly the same leaves again and again: a checkpoint
+  /// copies each page once however often the log holds it, so the longer the log, the fewer
+  /// writes per position. 1,000 pages wrote nearly every page it copied; 5,000 (20 MiB)
+  /// took OsmAnd from 14,700 to 15,300 positions/s; 20,000 (80 MiB; the log file grows to
+  /// about twice that) from 19,900 to 20,700 (medians of 5 runs, `Tools/bench-ingest`).
+  static let checkpointPages = 20_000
 
   /// The file (or `:memory:`).
   package let path: String

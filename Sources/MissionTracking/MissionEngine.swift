@@ -469,6 +469,7 @@ public actor MissionEngine {
   /// refused by the store and decided again. A session that moves on after the look is
   /// still refused and decided again.
   private func resynchronizeStale(workers: [String]) async {
+    guard store.sessionsAreShared else { return }
     var workerOfMission: [String: String] = [:]
     var versions: [String: Int64] = [:]
     for worker in workers {

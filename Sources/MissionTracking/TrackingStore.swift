@@ -20,6 +20,11 @@ public protocol TrackingStore: Sendable {
   /// Where tracking of mission `id` continues after a restart: its fence states, last
   /// delivered fix and travelled distance; nil when nothing was recorded for it yet.
   func resumePoint(ofMission id: String) async throws -> TrackingPipeline.Resume?
+  /// Whether other processes may record batches of the sessions this one decides (DESIGN
+  /// §10: nodes on one database, each deciding whichever worker's positions reach it).
+  /// When false, no session can be stale and `resumePoints(ofSessionsOtherThan:)` is not
+  /// asked.
+  var sessionsAreShared: Bool { get }
   /// The resume points of the missions in `versions` (mission id → the session version the
   /// caller holds) whose stored session has another version, by mission id: another
   /// decider recorded batches of them since (DESIGN §10).
@@ -59,6 +64,10 @@ public protocol TrackingStore: Sendable {
 }
 
 extension TrackingStore {
+  /// False: the default of a store whose sessions only one process decides (its tracking
+  /// lease is exclusive).
+  public var sessionsAreShared: Bool { false }
+
   /// None: the default of a store whose sessions only one process decides (its tracking
   /// lease is exclusive).
   public func resumePoints(ofSessionsOtherThan versions: [String: Int64]) async throws

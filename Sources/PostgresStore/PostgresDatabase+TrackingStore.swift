@@ -44,6 +44,9 @@ extension PostgresDatabase: TrackingStore {
     try resumePoints(ofMissions: [id])[id] ?? nil
   }
 
+  /// True: nodes on one database record batches of one worker's session in turn.
+  package var sessionsAreShared: Bool { true }
+
   /// The resume points of the missions in `versions` (mission id → the session version its
   /// decider holds) whose stored version is another: a node that recorded batches of the
   /// session since. One statement when none is.

@@ -227,6 +227,8 @@ struct PostgresDatabaseTests {
         fenceStates: ["m1": FenceState(isInside: true)], travelledMeters: 22, basedOnVersion: 0))
     // Through the protocol: the engine's call reaches this store's own reading.
     let tracking: any TrackingStore = store
+    // Asked at all only because nodes share it (SQLite's sessions are one process's).
+    #expect(tracking.sessionsAreShared)
     #expect(try await tracking.resumePoints(ofSessionsOtherThan: [:]).isEmpty)
     #expect(try await tracking.resumePoints(ofSessionsOtherThan: ["m1": 1, "m2": 0]).isEmpty)
     let stale = try await tracking.resumePoints(
