@@ -31,20 +31,28 @@ struct IngestProcessTests {
     return body + Array("]}".utf8)
   }
 
-  @Test func phonesFeedTheirWorkersOverHTTPAndHostileBodiesAreRefused() throws {
-    let sandbox = try ServiceSandbox()
+  /// `serve` on `sandbox` with worker `phone` registered with `devices` (each with secret
+  /// `s3cret`, by `missiontrack workers add`) and tracking sig-101, started through the API.
+  static func servePhoneTracking(_ sandbox: ServiceSandbox, devices: [String]) throws
+    -> ServeProcess
+  {
     let secret = sandbox.path("secret")
     try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
-    let added = try sandbox.cli([
-      "workers", "add", "phone", "--device", "osmand:123456", "--secret-file", secret,
-      "--device", "overland:iphone", "--secret-file", secret,
-    ])
+    let added = try sandbox.cli(
+      ["workers", "add", "phone"] + devices.flatMap { ["--device", $0, "--secret-file", secret] })
     #expect(added.status == 0, "\(added.err)")
     #expect(try sandbox.cli(["missions", "accept", "sig-101", "--worker", "phone"]).status == 0)
     let server = try sandbox.serve()
-    defer { server.stop() }
     #expect(
       try ServiceCheck.get(server, "/v1/missions/sig-101/start", method: "POST").status == 200)
+    return server
+  }
+
+  @Test func phonesFeedTheirWorkersOverHTTPAndHostileBodiesAreRefused() throws {
+    let sandbox = try ServiceSandbox()
+    let server = try Self.servePhoneTracking(
+      sandbox, devices: ["osmand:123456", "overland:iphone"])
+    defer { server.stop() }
     let t0 = PhoneFixtures.nextSecond()
     let p = PhoneFixtures.nearSig101(north: -1000)
 
@@ -103,17 +111,8 @@ struct IngestProcessTests {
   /// is read as Traccar reads it (the last wins), and a query of many items is served.
   @Test func aRepeatedQueryItemReachesTheDecoderInOrder() throws {
     let sandbox = try ServiceSandbox()
-    let secret = sandbox.path("secret")
-    try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
-    let added = try sandbox.cli([
-      "workers", "add", "phone", "--device", "osmand:123456", "--secret-file", secret,
-    ])
-    #expect(added.status == 0, "\(added.err)")
-    #expect(try sandbox.cli(["missions", "accept", "sig-101", "--worker", "phone"]).status == 0)
-    let server = try sandbox.serve()
+    let server = try Self.servePhoneTracking(sandbox, devices: ["osmand:123456"])
     defer { server.stop() }
-    #expect(
-      try ServiceCheck.get(server, "/v1/missions/sig-101/start", method: "POST").status == 200)
     let point = PhoneFixtures.nearSig101(north: -1000)
     let time = Int(PhoneFixtures.nextSecond().timeIntervalSince1970)
     // 300 items the decoder leaves (about 2.5 KB), then the report with `lat` twice.
