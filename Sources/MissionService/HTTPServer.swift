@@ -39,7 +39,7 @@ final class HTTPServer: @unchecked Sendable {
     /// hold 16 MiB each.
     var bodyBudgetBytes = 64 << 20
     /// Memory per connection for the request line and headers, bytes: a larger header is
-    /// refused by libmicrohttpd (431). 32 KiB takes about 20 KB of them (nginx in front
+    /// refused by libmicrohttpd (431). 32 KiB takes about 16 KB of them (nginx in front
     /// takes 8 KiB a line by default); libmicrohttpd clears it for each request, which at
     /// 64 KiB was 2% of the service's time under single-position phones.
     var headerMemoryBytes = 32 << 10

@@ -13,9 +13,9 @@ import Foundation
 /// a writer that commits back to back rarely does while another thread copies (the log grew
 /// to 55 MB in 15 s of Overland batches). So once it holds twice the threshold the writer
 /// copies the rest itself, between two commits: by then little is left to copy, and the log
-/// stays near twice the threshold (41 MB at 5,000 pages; 171 MB at 20,000). A checkpoint that fails or finds
-/// another under way (another process's) leaves the log as it is; the next commit past the
-/// threshold tries again.
+/// stays near twice the threshold (41 MB at 5,000 pages; 171 MB at 20,000). A checkpoint
+/// that fails or finds another under way (another process's) leaves the log as it is; the
+/// next commit past the threshold tries again.
 final class WALCheckpointer: @unchecked Sendable {
   private let path: String
   private let synchronous: StoreConfiguration.Synchronous
