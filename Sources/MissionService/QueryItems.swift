@@ -3,17 +3,9 @@
 /// Kept as a list, not a dictionary: a phone's report has about eight items and is read
 /// once, so hashing each name cost more than the few lookups it saves (and the ingest
 /// decoders take the list as it is).
-struct QueryItems: Sendable, ExpressibleByDictionaryLiteral {
+struct QueryItems: Sendable {
   /// The items in order.
-  private(set) var items: [(name: String, value: String)]
-
-  /// The `items` given, in order.
-  init(_ items: [(name: String, value: String)] = []) { self.items = items }
-
-  /// Items from a literal (tests).
-  init(dictionaryLiteral elements: (String, String)...) {
-    items = elements.map { (name: $0.0, value: $0.1) }
-  }
+  private(set) var items: [(name: String, value: String)] = []
 
   /// The first value of `name`, or nil when the query has none.
   subscript(name: String) -> String? { items.first { $0.name == name }?.value }

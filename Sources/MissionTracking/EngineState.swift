@@ -69,9 +69,23 @@ package struct EngineState: Sendable {
   /// worker has none. For the paths of every position: reading a session out of the
   /// dictionary copies it, retaining each of its many parts (2% of the service's time
   /// under single-position phones), where this access is in place.
-  private mutating func inPlace<T>(_ worker: String, _ read: (inout WorkerSession) -> T) -> T? {
+  private mutating func inPlace<T>(_ worker: String, _ read: (inout WorkerSession) -> T?) -> T? {
     guard let index = sessions.index(forKey: worker) else { return nil }
     return read(&sessions.values[index])
+  }
+
+  /// The session version each of `workers` that has a session holds, by its mission (with
+  /// the worker): what `TrackingStore.resumePoints(ofSessionsOtherThan:)` compares.
+  package mutating func sessionVersions(of workers: [String]) -> [String: (
+    worker: String, version: Int64
+  )] {
+    var held: [String: (worker: String, version: Int64)] = [:]
+    for worker in workers {
+      if let (mission, version) = inPlace(worker, { ($0.missionID, $0.version) }) {
+        held[mission] = (worker, version)
+      }
+    }
+    return held
   }
 
   // MARK: - Loading and other processes
@@ -282,7 +296,7 @@ package struct EngineState: Sendable {
     let current = inPlace(worker) { session in
       session.generation == generation && !session.isFinished ? session.missionID : nil
     }
-    guard let id = current ?? nil else { return [] }
+    guard let id = current else { return [] }
     let mayArrive = lifecycles[id]?.state == .active
     let fences = fenceQuery(excluding: id)
     guard let steps = sessions[worker]?.process(batch, mayArrive: mayArrive, fencesNear: fences)
@@ -298,7 +312,7 @@ package struct EngineState: Sendable {
     let running = inPlace(worker) { session in
       session.isFinished ? nil : (start: session.startTime, generation: session.generation)
     }
-    guard let (start, generation) = running ?? nil else { return ([], 0, fixes.count) }
+    guard let (start, generation) = running else { return ([], 0, fixes.count) }
     // Stable: fixes of one time keep their order (an epoch's reports are merged in order).
     let ordered = fixes.enumerated().sorted {
       ($0.element.time, $0.offset) < ($1.element.time, $1.offset)

@@ -470,19 +470,13 @@ public actor MissionEngine {
   /// still refused and decided again.
   private func resynchronizeStale(workers: [String]) async {
     guard store.sessionsAreShared else { return }
-    var workerOfMission: [String: String] = [:]
-    var versions: [String: Int64] = [:]
-    for worker in workers {
-      guard let session = state.sessions[worker] else { continue }
-      workerOfMission[session.missionID] = worker
-      versions[session.missionID] = session.version
-    }
+    let held = state.sessionVersions(of: workers)
     do {
-      let stale = try await store.resumePoints(ofSessionsOtherThan: versions)
+      let stale = try await store.resumePoints(ofSessionsOtherThan: held.mapValues(\.version))
       guard !stale.isEmpty else { return }
       try await catchUp()
       for (missionID, resume) in stale {
-        guard let worker = workerOfMission[missionID],
+        guard let worker = held[missionID]?.worker,
           state.sessions[worker]?.missionID == missionID
         else { continue }
         state.resynchronize(worker: worker, resume: resume)
